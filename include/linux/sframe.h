@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * SFrame user-space unwind tables: the decoder's interface.
+ *
+ * A section is a (text range, .sframe range) pair in a user address space.
+ * sframe_section_init() validates the header once; sframe_find_rule() then
+ * looks up the unwind rule of one frame.  Every byte of the section is
+ * attacker-controlled and may change between two reads: the decoder checks
+ * each value at the read that fetches it, and reads only inside the section.
+ *
+ * Lookups read user memory and may fault, so they run only in faultable
+ * context (the deferred unwind on return to user space, or a system call).
+ */
+#ifndef _LINUX_SFRAME_H
+#define _LINUX_SFRAME_H
+
+#include <linux/types.h>
+
+/**
+ * struct sframe_section - a validated SFrame section, as the decoder uses it
+ * @text_start:	first byte of the text the section describes
+ * @text_end:	end of that text (exclusive)
+ * @sframe_start: user address of the .sframe section
+ * @sframe_end:	end of the section (exclusive)
+ * @fdes_start:	user address of the FDE array (V3: the FDE index)
+ * @fres_start:	user address of the FRE sub-section
+ * @fres_end:	end of the FRE sub-section (exclusive)
+ * @num_fdes:	number of FDEs (V3: index entries)
+ * @version:	SFrame format version, 2 or 3
+ * @flags:	header flags (SFRAME_F_*)
+ * @abi_arch:	header ABI/arch identifier
+ * @fixed_fp_offset: header's CFA-relative FP offset, 0 when tracked per FRE
+ * @fixed_ra_offset: header's CFA-relative RA offset, 0 when tracked per FRE
+ */
+struct sframe_section {
+	unsigned long	text_start;
+	unsigned long	text_end;
+	unsigned long	sframe_start;
+	unsigned long	sframe_end;
+	unsigned long	fdes_start;
+	unsigned long	fres_start;
+	unsigned long	fres_end;
+	u32		num_fdes;
+	u8		version;
+	u8		flags;
+	u8		abi_arch;
+	s8		fixed_fp_offset;
+	s8		fixed_ra_offset;
+};
+
+/* How the caller's value of a register is recovered from a frame. */
+enum sframe_loc_kind {
+	SFRAME_LOC_SAME,	/* unchanged: the callee did not save it */
+	SFRAME_LOC_UNDEFINED,	/* no value: the RA of an outermost frame */
+	SFRAME_LOC_CFA,		/* CFA + offset, read from there if @deref */
+	SFRAME_LOC_REG,		/* @reg + offset, read from there if @deref */
+};
+
+/**
+ * struct sframe_loc - where one register of the caller is found
+ * @kind:	enum sframe_loc_kind
+ * @reg:	DWARF register number, for SFRAME_LOC_REG
+ * @deref:	the value is the word at the computed address
+ * @offset:	signed byte offset added to the base
+ */
+struct sframe_loc {
+	u8	kind;
+	u8	reg;
+	bool	deref;
+	s32	offset;
+};
+
+/* struct sframe_rule flags */
+#define SFRAME_RULE_OUTERMOST	0x1	/* RA undefined: the walk stops here */
+#define SFRAME_RULE_RA_MANGLED	0x2	/* RA is signed (arm64 PAC) */
+#define SFRAME_RULE_PAUTH_KEY_B	0x4	/* ... with key B rather than key A */
+#define SFRAME_RULE_SIGNAL	0x8	/* signal trampoline frame (V3) */
+
+/**
+ * struct sframe_rule - how to unwind one frame
+ * @cfa:	the canonical frame address; always SFRAME_LOC_REG
+ * @ra:		the return address
+ * @fp:		the caller's frame pointer
+ * @flags:	SFRAME_RULE_* flags
+ *
+ * Register numbers are DWARF numbers of the section's architecture.  For a
+ * frame that is not the topmost one, the decoder only returns rules based on
+ * the stack and frame pointers, the only registers the unwinder recovers.
+ */
+struct sframe_rule {
+	struct sframe_loc	cfa;
+	struct sframe_loc	ra;
+	struct sframe_loc	fp;
+	u32			flags;
+};
+
+int sframe_section_init(struct sframe_section *sec,
+			unsigned long sframe_start, unsigned long sframe_end,
+			unsigned long text_start, unsigned long text_end);
+int sframe_find_rule(const struct sframe_section *sec, unsigned long ip,
+		     bool topmost, struct sframe_rule *rule);
+
+#endif /* _LINUX_SFRAME_H */

@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: GPL-2.0
+# Common helpers of the project's driver scripts.  Sourced, not executed.
+#
+# Every cache lives outside the checkout, under $SFRAME_CACHE, keyed by what
+# it depends on.  Every external command runs under a timeout and logs to
+# $OUT/logs, so that a failure names its step and its log.
+
+set -euo pipefail
+
+TOPDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+OUT=${OUT:-$TOPDIR/out}
+SFRAME_CACHE=${SFRAME_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sframe-linux}
+LOGDIR=$OUT/logs
+mkdir -p "$OUT" "$LOGDIR" "$SFRAME_CACHE"
+
+# The pinned base: Debian's linux-source-7.3 from trixie-backports.
+BASE_PKG=linux-source-7.3
+BASE_VERSION=$(sed -n 's/^version *= *//p' "$TOPDIR/scripts/base.conf")
+BASE_SHA256=$(sed -n 's/^sha256 *= *//p' "$TOPDIR/scripts/base.conf")
+
+msg()  { printf '==> %s\n' "$*" >&2; }
+warn() { printf 'warning: %s\n' "$*" >&2; }
+die()  { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+need_root() {
+	[ "$(id -u)" = 0 ] || die "$1 needs root (debootstrap, chroot and mounts)"
+}
+
+# run_step NAME TIMEOUT CMD...: run CMD with a timeout, its output in
+# $LOGDIR/NAME.log; on failure say which step failed and show the log's tail.
+run_step() {
+	local name=$1 limit=$2 rc=0
+	shift 2
+	local log=$LOGDIR/$name.log
+	msg "$name (log: $log)"
+	timeout --kill-after=30 "$limit" "$@" >"$log" 2>&1 || rc=$?
+	if [ $rc -ne 0 ]; then
+		tail -n 40 "$log" >&2 || true
+		[ $rc -eq 124 ] && die "step '$name' timed out after $limit; log: $log"
+		die "step '$name' failed (exit $rc); log: $log"
+	fi
+}
+
+# The Debian mirror the host itself uses, read from its apt sources, so that
+# no host name is ever written into the repository.
+debian_mirror() {
+	local uri=""
+	if compgen -G "/etc/apt/sources.list.d/*.sources" >/dev/null; then
+		uri=$(awk '/^URIs:/ { for (i = 2; i <= NF; i++) print $i }' \
+			/etc/apt/sources.list.d/*.sources |
+			grep -v -- '-security' | grep '/debian/\?$' | head -n1 || true)
+	fi
+	if [ -z "$uri" ] && [ -f /etc/apt/sources.list ]; then
+		uri=$(awk '$1 == "deb" && $2 !~ /^\[/ { print $2 } $1 == "deb" && $2 ~ /^\[/ { print $3 }' \
+			/etc/apt/sources.list | grep -v -- '-security' |
+			grep '/debian/\?$' | head -n1 || true)
+	fi
+	[ -n "$uri" ] || die "no Debian mirror found in the host's apt sources"
+	echo "${uri%/}"
+}
+
+# Short content hash of files and strings, used to key caches.
+cache_key() {
+	{ for a in "$@"; do
+		if [ -f "$a" ]; then cat "$a"; else printf '%s\n' "$a"; fi
+	done; } | sha256sum | cut -c1-16
+}
