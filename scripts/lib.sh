@@ -65,3 +65,10 @@ cache_key() {
 		if [ -f "$a" ]; then cat "$a"; else printf '%s\n' "$a"; fi
 	done; } | sha256sum | cut -c1-16
 }
+
+# The kselftest directories of the series, run in the guest.
+KSELFTEST_TARGETS=${KSELFTEST_TARGETS:-sframe}
+
+# The Linux tree that is built: the assembled overlay (make tree).
+TREE=${TREE:-$OUT/tree}
+KBUILD=${KBUILD:-$OUT/build/x86_64}

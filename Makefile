@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The project's driver.  Everything runs in Debian roots made on demand
+# (scripts/mkroot); caches live in ~/.cache/sframe-linux, outputs in out/.
+# Run as root on a Debian or Debian-like host.
+
+S := scripts
+
+.PHONY: help demo check check-fast check-kernel check-series kernel tree \
+	refresh series bench roots clean
+
+help:
+	@echo 'SFrame user-space unwinding for Linux 7.3: targets'
+	@echo '  make demo          build the patched kernel, boot it in QEMU, show a user stack it took'
+	@echo '  make check         all tests (tier 1, series check, kselftests in QEMU); CI runs this'
+	@echo '  make check-fast    tier 1, no kernel: decoder harness, corpus, fuzz smoke, libsframe diff'
+	@echo '  make check-kernel  assemble, build the test kernel, boot it, run the kselftests'
+	@echo '  make check-series  export the series, git am it on the pristine base, checkpatch it'
+	@echo '  make kernel        assemble the tree and build the test kernel only'
+	@echo '  make tree          assemble the kernel tree (base + series) as a git work tree in out/tree'
+	@echo '  make refresh       regenerate the overlay and patches/ from the commits in out/tree'
+	@echo '  make series        write the git format-patch series and cover letter to out/series'
+	@echo '  make bench         decoder benchmark: ours vs libsframe, ns per lookup'
+	@echo '  make roots         make the Debian roots (trixie, sid) if missing'
+	@echo '  make clean         remove out/ (caches stay in ~/.cache/sframe-linux)'
+
+demo:
+	$(S)/demo
+
+check:
+	$(S)/check
+
+check-fast:
+	@rm -rf out/results; $(S)/check-fast; rc=$$?; $(S)/tap-summary out/results/*.tap && exit $$rc
+
+check-kernel:
+	@rm -rf out/results; $(S)/check-kernel; rc=$$?; $(S)/tap-summary out/results/*.tap && exit $$rc
+
+check-series: series
+	$(S)/check-series
+
+kernel: tree
+	$(S)/build-kernel
+
+tree:
+	$(S)/tree
+
+refresh:
+	$(S)/refresh
+
+series:
+	$(S)/series
+
+bench:
+	$(S)/bench
+
+roots:
+	$(S)/mkroot trixie
+	$(S)/mkroot sid
+
+clean:
+	rm -rf out

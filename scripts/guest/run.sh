@@ -1,0 +1,22 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs in the test guest, from the work share mounted at /mnt: mount the
+# kernel's file systems, run the job the host put in /mnt/job.sh, record its
+# exit code, and power off.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root LANG=C.UTF-8
+mount -t sysfs sysfs /sys
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+hostname sframe-guest
+echo "sframe-guest: running job on $(uname -r)"
+cd /mnt
+sh /mnt/job.sh </dev/null
+echo $? >/mnt/job.rc
+sync
+echo "sframe-guest: job done, rc $(cat /mnt/job.rc)"
+/bin/busybox reboot -f
