@@ -1,0 +1,833 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Helpers shared by the user stack unwinding selftests.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <linux/auxvec.h>
+#include <linux/elf.h>
+#include <linux/perf_event.h>
+
+#include "../kselftest.h"
+#include "sframe_lib.h"
+
+#ifndef STT_GNU_IFUNC
+#define STT_GNU_IFUNC	10	/* a GNU extension, not in <linux/elf.h> */
+#endif
+
+/* Data pages of the ring buffer: room for many 510-entry deferred stacks. */
+#define SFT_RING_PAGES	32
+
+static const char * const tracefs_candidates[] = {
+	"/sys/kernel/tracing",
+	"/sys/kernel/debug/tracing",
+};
+
+static bool tracefs_usable(const char *dir)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/events", dir);
+	return access(path, F_OK) == 0;
+}
+
+/**
+ * sft_tracefs_dir() - Find tracefs, mounting it if nobody did
+ * @buf: receives the directory
+ * @len: size of @buf
+ *
+ * Return: 0, or a negative errno after printing why.
+ */
+int sft_tracefs_dir(char *buf, size_t len)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(tracefs_candidates); i++) {
+		if (tracefs_usable(tracefs_candidates[i])) {
+			snprintf(buf, len, "%s", tracefs_candidates[i]);
+			return 0;
+		}
+	}
+
+	/* A bare guest root may not mount it at boot. */
+	if (mount("nodev", tracefs_candidates[0], "tracefs", 0, NULL)) {
+		int err = errno;
+
+		ksft_print_msg("tracefs is not mounted and mount(%s) failed: %s\n",
+			       tracefs_candidates[0], strerror(err));
+		return -err;
+	}
+	if (!tracefs_usable(tracefs_candidates[0])) {
+		ksft_print_msg("tracefs mounted at %s has no events/ directory\n",
+			       tracefs_candidates[0]);
+		return -ENOENT;
+	}
+	ksft_print_msg("mounted tracefs at %s\n", tracefs_candidates[0]);
+	snprintf(buf, len, "%s", tracefs_candidates[0]);
+	return 0;
+}
+
+/**
+ * sft_tracepoint_id() - Read the perf id of a tracepoint from tracefs
+ * @group: event group, e.g. "syscalls"
+ * @event: event name, e.g. "sys_enter_getppid"
+ *
+ * Return: the id (for perf_event_attr.config), or a negative errno after
+ * printing why.
+ */
+int sft_tracepoint_id(const char *group, const char *event)
+{
+	char dir[128], path[384];
+	FILE *f;
+	int id, ret;
+
+	ret = sft_tracefs_dir(dir, sizeof(dir));
+	if (ret)
+		return ret;
+
+	snprintf(path, sizeof(path), "%s/events/%s/%s/id", dir, group, event);
+	f = fopen(path, "r");
+	if (!f) {
+		ret = -errno;
+		ksft_print_msg("no tracepoint %s/%s: %s: %s\n", group, event,
+			       path, strerror(-ret));
+		return ret;
+	}
+	if (fscanf(f, "%d", &id) != 1 || id < 0) {
+		ksft_print_msg("%s: not a tracepoint id\n", path);
+		id = -EINVAL;
+	}
+	fclose(f);
+	return id;
+}
+
+static int perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+			   int group_fd, unsigned long flags)
+{
+	return syscall(__NR_perf_event_open, attr, pid, cpu, group_fd, flags);
+}
+
+static void tracepoint_attr(struct perf_event_attr *attr, int tp_id,
+			    bool deferred)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = PERF_TYPE_TRACEPOINT;
+	attr->config = tp_id;
+	attr->sample_period = 1;
+	/* sft_perf_collect() parses exactly this layout. */
+	attr->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN;
+	attr->sample_id_all = 1;
+	attr->disabled = 1;
+	attr->exclude_callchain_kernel = 1;
+	attr->defer_callchain = deferred;
+	/* The deferred record goes to events with defer_output only. */
+	attr->defer_output = deferred;
+}
+
+/* Tell a kernel without deferred callchains from a bad event. */
+static void explain_einval(int tp_id)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	tracepoint_attr(&attr, tp_id, false);
+	fd = perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return;
+	ksft_print_msg("without defer_callchain it opens: no deferred callchains here\n");
+	close(fd);
+}
+
+/**
+ * sft_perf_open_tracepoint() - Sample every hit of a tracepoint by this thread
+ * @p: the event to set up
+ * @tp_id: tracepoint id from sft_tracepoint_id()
+ * @deferred: ask for a deferred user callchain and its record on this event
+ *
+ * The event is opened disabled, with the user callchain only, and its ring
+ * buffer is mapped.
+ *
+ * Return: 0, or a negative errno after printing why.
+ */
+int sft_perf_open_tracepoint(struct sft_perf *p, int tp_id, bool deferred)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct perf_event_mmap_page *pc;
+	struct perf_event_attr attr;
+	int err;
+
+	memset(p, 0, sizeof(*p));
+	p->fd = -1;
+	p->deferred = deferred;
+
+	tracepoint_attr(&attr, tp_id, deferred);
+	p->fd = perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (p->fd < 0) {
+		err = errno;
+		ksft_print_msg("perf_event_open(tracepoint %d%s): %s\n", tp_id,
+			       deferred ? ", defer_callchain, defer_output" : "",
+			       strerror(err));
+		if (deferred && err == EINVAL)
+			explain_einval(tp_id);
+		return -err;
+	}
+
+	p->map_len = (1 + SFT_RING_PAGES) * page;
+	p->base = mmap(NULL, p->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       p->fd, 0);
+	if (p->base == MAP_FAILED) {
+		err = errno;
+		ksft_print_msg("mmap of the perf ring buffer: %s\n",
+			       strerror(err));
+		p->base = NULL;
+		sft_perf_close(p);
+		return -err;
+	}
+
+	pc = p->base;
+	p->data_offset = pc->data_offset ? pc->data_offset : (__u64)page;
+	p->data_size = pc->data_size ? pc->data_size :
+		       (__u64)SFT_RING_PAGES * page;
+	return 0;
+}
+
+/**
+ * sft_perf_enable() - Start counting and sampling
+ * @p: the event
+ *
+ * Return: 0, or a negative errno after printing why.
+ */
+int sft_perf_enable(struct sft_perf *p)
+{
+	if (ioctl(p->fd, PERF_EVENT_IOC_ENABLE, 0)) {
+		ksft_perror("PERF_EVENT_IOC_ENABLE");
+		return -errno;
+	}
+	return 0;
+}
+
+/**
+ * sft_perf_disable() - Stop counting and sampling
+ * @p: the event
+ *
+ * Return: 0, or a negative errno after printing why.
+ */
+int sft_perf_disable(struct sft_perf *p)
+{
+	if (ioctl(p->fd, PERF_EVENT_IOC_DISABLE, 0)) {
+		ksft_perror("PERF_EVENT_IOC_DISABLE");
+		return -errno;
+	}
+	return 0;
+}
+
+/**
+ * sft_perf_close() - Unmap the ring buffer and close the event
+ * @p: the event
+ */
+void sft_perf_close(struct sft_perf *p)
+{
+	if (p->base)
+		munmap(p->base, p->map_len);
+	if (p->fd >= 0)
+		close(p->fd);
+	p->base = NULL;
+	p->fd = -1;
+}
+
+/* Copy @len bytes at ring offset @pos, which may wrap around the end. */
+static void ring_copy(const struct sft_perf *p, __u64 pos, void *dst,
+		      size_t len)
+{
+	const char *data = (const char *)p->base + p->data_offset;
+	__u64 off = pos % p->data_size;
+	size_t first = len;
+
+	if (first > p->data_size - off)
+		first = p->data_size - off;
+	memcpy(dst, data + off, first);
+	memcpy((char *)dst + first, data, len - first);
+}
+
+struct deferred_rec {
+	__u64 cookie;
+	__u32 pid, tid;
+	bool used;
+	unsigned int nr;
+	__u64 ips[SFT_MAX_IPS];
+};
+
+/* Sample layout for PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN. */
+static int parse_sample(const __u64 *w, size_t words, struct sft_sample *s)
+{
+	__u64 nr, ctx = 0, i;
+
+	memset(s, 0, sizeof(*s));
+	if (words < 2)
+		return -EINVAL;
+	s->pid = (__u32)w[0];
+	s->tid = (__u32)(w[0] >> 32);
+	nr = w[1];
+	if (nr > words - 2)
+		return -EINVAL;
+	s->chain_nr = nr;
+
+	for (i = 0; i < nr; i++) {
+		__u64 ip = w[2 + i];
+
+		if (ip == PERF_CONTEXT_USER_DEFERRED) {
+			/* The cookie follows and may look like a marker. */
+			if (i + 2 != nr) {
+				s->malformed = true;
+				return 0;
+			}
+			s->deferred = true;
+			s->cookie = w[2 + i + 1];
+			break;
+		}
+		if (ip >= PERF_CONTEXT_MAX) {
+			ctx = ip;
+			if (ctx == PERF_CONTEXT_USER)
+				s->sync_user = true;
+			continue;
+		}
+		if (ctx != PERF_CONTEXT_USER) {
+			s->kernel_ips++;
+			continue;
+		}
+		if (s->nr < SFT_MAX_IPS)
+			s->ips[s->nr++] = ip;
+	}
+	return 0;
+}
+
+/* cookie, nr, ips[nr], then the sample_id: pid, tid. */
+static int parse_deferred(const __u64 *w, size_t words,
+			  struct deferred_rec *d)
+{
+	__u64 nr;
+
+	if (words < 3)
+		return -EINVAL;
+	nr = w[1];
+	/* The size must be exact: a stray word means a layout mismatch. */
+	if (nr > SFT_MAX_IPS || words != 2 + nr + 1)
+		return -EINVAL;
+	d->cookie = w[0];
+	d->nr = nr;
+	memcpy(d->ips, &w[2], nr * sizeof(__u64));
+	d->pid = (__u32)w[2 + nr];
+	d->tid = (__u32)(w[2 + nr] >> 32);
+	d->used = false;
+	return 0;
+}
+
+static void merge_deferred(struct sft_sample *out, unsigned int nsamples,
+			   struct deferred_rec *recs, unsigned int nrecs,
+			   struct sft_ring_stats *st)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < nsamples; i++) {
+		struct sft_sample *s = &out[i];
+
+		if (!s->deferred)
+			continue;
+		for (j = 0; j < nrecs; j++) {
+			struct deferred_rec *d = &recs[j];
+
+			if (d->cookie != s->cookie)
+				continue;
+			/* Samples of one entry context share the record. */
+			if (s->merged) {
+				if (!d->used)
+					st->duplicates++;
+				d->used = true;
+				continue;
+			}
+			d->used = true;
+			s->merged = true;
+			s->rec_pid = d->pid;
+			s->rec_tid = d->tid;
+			s->nr = d->nr;
+			memcpy(s->ips, d->ips, d->nr * sizeof(__u64));
+		}
+	}
+	for (j = 0; j < nrecs; j++)
+		if (!recs[j].used)
+			st->unmatched++;
+}
+
+/**
+ * sft_perf_collect() - Read every record and pair samples with deferred stacks
+ * @p: the event, best disabled
+ * @out: receives the samples in ring order
+ * @max: room in @out; further samples are counted but dropped
+ * @stats: receives counts of what the ring held
+ *
+ * A sample whose callchain ends in PERF_CONTEXT_USER_DEFERRED and a cookie
+ * gets the IPs of the PERF_RECORD_CALLCHAIN_DEFERRED with that cookie; any
+ * other sample gets the user part of its own callchain.
+ *
+ * Return: number of samples stored in @out, or a negative errno after
+ * printing why.
+ */
+int sft_perf_collect(struct sft_perf *p, struct sft_sample *out,
+		     unsigned int max, struct sft_ring_stats *stats)
+{
+	struct perf_event_mmap_page *pc = p->base;
+	struct deferred_rec *recs;
+	unsigned int nsamples = 0, nrecs = 0;
+	/* Any record fits: perf_event_header.size is a __u16. */
+	__u64 head, tail, buf[65536 / sizeof(__u64)];
+	int ret = 0;
+
+	memset(stats, 0, sizeof(*stats));
+	recs = calloc(SFT_MAX_DEFERRED, sizeof(*recs));
+	if (!recs)
+		return -ENOMEM;
+
+	/* Pairs with the kernel's store of data_head after the data. */
+	head = __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
+	tail = pc->data_tail;
+
+	while (tail < head) {
+		struct perf_event_header hdr;
+		const __u64 *w = buf + 1;
+		size_t words;
+
+		ring_copy(p, tail, &hdr, sizeof(hdr));
+		if (hdr.size < sizeof(hdr) || hdr.size % 8 ||
+		    hdr.size > head - tail) {
+			ksft_print_msg("bad perf record at %llu: type %u size %u\n",
+				       (unsigned long long)tail, hdr.type,
+				       hdr.size);
+			ret = -EIO;
+			break;
+		}
+		ring_copy(p, tail, buf, hdr.size);
+		words = (hdr.size - sizeof(hdr)) / 8;
+
+		switch (hdr.type) {
+		case PERF_RECORD_SAMPLE:
+			stats->samples++;
+			if (nsamples >= max)
+				break;
+			if (parse_sample(w, words, &out[nsamples])) {
+				ksft_print_msg("malformed sample record (%zu words)\n",
+					       words);
+				ret = -EIO;
+				goto out;
+			}
+			nsamples++;
+			break;
+		case PERF_RECORD_CALLCHAIN_DEFERRED:
+			stats->deferred++;
+			if (nrecs >= SFT_MAX_DEFERRED)
+				break;
+			if (parse_deferred(w, words, &recs[nrecs])) {
+				ksft_print_msg("malformed deferred record (%zu words)\n",
+					       words);
+				ret = -EIO;
+				goto out;
+			}
+			nrecs++;
+			break;
+		case PERF_RECORD_LOST:
+			/* id, lost */
+			stats->lost += words >= 2 ? w[1] : 1;
+			break;
+		default:
+			stats->other++;
+			break;
+		}
+		tail += hdr.size;
+	}
+out:
+	__atomic_store_n(&pc->data_tail, tail, __ATOMIC_RELEASE);
+	if (!ret) {
+		merge_deferred(out, nsamples, recs, nrecs, stats);
+		ret = nsamples;
+	}
+	free(recs);
+	return ret;
+}
+
+static int read_file(const char *path, char **image, size_t *len)
+{
+	struct stat sb;
+	size_t done = 0;
+	char *buf;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &sb)) {
+		close(fd);
+		return -errno;
+	}
+	buf = malloc(sb.st_size ? sb.st_size : 1);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (done < (size_t)sb.st_size) {
+		ssize_t n = read(fd, buf + done, sb.st_size - done);
+
+		if (n <= 0) {
+			free(buf);
+			close(fd);
+			return n ? -errno : -EIO;
+		}
+		done += n;
+	}
+	close(fd);
+	*image = buf;
+	*len = done;
+	return 0;
+}
+
+static bool in_image(size_t len, __u64 off, __u64 size)
+{
+	return off <= len && size <= len - off;
+}
+
+/* AT_PHDR from /proc/self/auxv: <sys/auxv.h> would drag in <elf.h>. */
+static unsigned long auxv_phdr(void)
+{
+	unsigned long pair[2], val = 0;
+	FILE *f;
+
+	f = fopen("/proc/self/auxv", "r");
+	if (!f)
+		return 0;
+	while (fread(pair, sizeof(pair), 1, f) == 1 && pair[0] != AT_NULL) {
+		if (pair[0] == AT_PHDR) {
+			val = pair[1];
+			break;
+		}
+	}
+	fclose(f);
+	return val;
+}
+
+/* Runtime minus link-time address, from where the kernel put our phdrs. */
+static int load_bias(const char *image, size_t len, unsigned long *bias)
+{
+	const struct elf64_hdr *eh = (const struct elf64_hdr *)image;
+	unsigned long at_phdr = auxv_phdr();
+	unsigned int i;
+
+	if (!at_phdr || eh->e_phentsize != sizeof(struct elf64_phdr) ||
+	    !in_image(len, eh->e_phoff,
+		      (__u64)eh->e_phnum * sizeof(struct elf64_phdr)))
+		return -ENOEXEC;
+
+	for (i = 0; i < eh->e_phnum; i++) {
+		const struct elf64_phdr *ph = (const struct elf64_phdr *)
+			(image + eh->e_phoff + i * sizeof(struct elf64_phdr));
+
+		if (ph->p_type != PT_LOAD || eh->e_phoff < ph->p_offset ||
+		    eh->e_phoff - ph->p_offset >= ph->p_filesz)
+			continue;
+		*bias = at_phdr - (ph->p_vaddr + (eh->e_phoff - ph->p_offset));
+		return 0;
+	}
+	return -ENOEXEC;
+}
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct sft_sym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	/* Prefer a global name for aliases, then any stable order. */
+	if (x->global != y->global)
+		return x->global ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/**
+ * sft_symtab_load_self() - Load the function symbols of the running program
+ * @st: receives the table; free with sft_symtab_free()
+ *
+ * Reads .symtab of /proc/self/exe, so the program must not be stripped, and
+ * relocates the symbols by the load bias (PIE or not, static or not).
+ *
+ * Return: 0, or a negative errno after printing why.
+ */
+int sft_symtab_load_self(struct sft_symtab *st)
+{
+	const struct elf64_shdr *sh, *symsh = NULL, *strsh;
+	const struct elf64_hdr *eh;
+	size_t len = 0, i, nsyms;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	ret = read_file("/proc/self/exe", &st->image, &len);
+	if (ret) {
+		ksft_print_msg("reading /proc/self/exe: %s\n", strerror(-ret));
+		return ret;
+	}
+
+	eh = (const struct elf64_hdr *)st->image;
+	if (len < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_shentsize != sizeof(struct elf64_shdr) ||
+	    !in_image(len, eh->e_shoff, (__u64)eh->e_shnum * sizeof(*sh))) {
+		ksft_print_msg("/proc/self/exe: not ELF64 with section headers\n");
+		ret = -ENOEXEC;
+		goto err;
+	}
+	sh = (const struct elf64_shdr *)(st->image + eh->e_shoff);
+	for (i = 0; i < eh->e_shnum; i++) {
+		if (sh[i].sh_type == SHT_SYMTAB) {
+			symsh = &sh[i];
+			break;
+		}
+	}
+	if (!symsh || symsh->sh_link >= eh->e_shnum ||
+	    symsh->sh_entsize != sizeof(struct elf64_sym) ||
+	    !in_image(len, symsh->sh_offset, symsh->sh_size)) {
+		ksft_print_msg("/proc/self/exe has no usable .symtab (stripped?)\n");
+		ret = -ENOENT;
+		goto err;
+	}
+	strsh = &sh[symsh->sh_link];
+	if (!in_image(len, strsh->sh_offset, strsh->sh_size) ||
+	    !strsh->sh_size || st->image[strsh->sh_offset + strsh->sh_size - 1]) {
+		ksft_print_msg("/proc/self/exe: bad symbol string table\n");
+		ret = -ENOEXEC;
+		goto err;
+	}
+
+	ret = load_bias(st->image, len, &st->bias);
+	if (ret) {
+		ksft_print_msg("/proc/self/exe: cannot find the load bias\n");
+		goto err;
+	}
+
+	nsyms = symsh->sh_size / sizeof(struct elf64_sym);
+	st->syms = calloc(nsyms ? nsyms : 1, sizeof(*st->syms));
+	if (!st->syms) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	for (i = 0; i < nsyms; i++) {
+		const struct elf64_sym *sym = (const struct elf64_sym *)
+			(st->image + symsh->sh_offset) + i;
+		unsigned char type = ELF64_ST_TYPE(sym->st_info);
+		struct sft_sym *s;
+
+		if (type != STT_FUNC && type != STT_GNU_IFUNC)
+			continue;
+		if (sym->st_shndx == SHN_UNDEF || !sym->st_size ||
+		    sym->st_name >= strsh->sh_size)
+			continue;
+		s = &st->syms[st->nr++];
+		s->start = sym->st_value + st->bias;
+		s->size = sym->st_size;
+		s->name = st->image + strsh->sh_offset + sym->st_name;
+		s->global = ELF64_ST_BIND(sym->st_info) != STB_LOCAL;
+	}
+	qsort(st->syms, st->nr, sizeof(*st->syms), sym_cmp);
+	return 0;
+err:
+	sft_symtab_free(st);
+	return ret;
+}
+
+/**
+ * sft_symtab_free() - Release what sft_symtab_load_self() allocated
+ * @st: the table
+ */
+void sft_symtab_free(struct sft_symtab *st)
+{
+	free(st->syms);
+	free(st->image);
+	memset(st, 0, sizeof(*st));
+}
+
+/**
+ * sft_symtab_lookup() - Find the function containing an address
+ * @st: the table
+ * @addr: runtime address
+ *
+ * Return: the innermost function whose [start, start + size) holds @addr,
+ * or NULL.
+ */
+const struct sft_sym *sft_symtab_lookup(const struct sft_symtab *st,
+					unsigned long addr)
+{
+	const struct sft_sym *best = NULL;
+	size_t i;
+
+	/* A few lookups per test: a scan keeps overlapping symbols simple. */
+	for (i = 0; i < st->nr; i++) {
+		const struct sft_sym *s = &st->syms[i];
+
+		if (addr < s->start || addr - s->start >= s->size)
+			continue;
+		if (!best || s->start > best->start)
+			best = s;
+	}
+	return best;
+}
+
+/* Return addresses point after the call: look up the call itself. */
+static const struct sft_sym *frame_sym(const struct sft_symtab *st,
+				       unsigned int frame, __u64 ip)
+{
+	return sft_symtab_lookup(st, frame ? ip - 1 : ip);
+}
+
+/* Name an address outside our symbols by its mapping: libc.so.6+0x27ca8. */
+static void describe_mapping(char *buf, size_t len, __u64 ip)
+{
+	char line[512];
+	FILE *f;
+
+	snprintf(buf, len, "?");
+	f = fopen("/proc/self/maps", "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long start, end, off;
+		const char *name;
+		int pos = 0;
+
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %n", &start, &end,
+			   &off, &pos) < 3 || !pos)
+			continue;
+		if (ip < start || ip >= end)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		name = strrchr(line + pos, '/');
+		name = name ? name + 1 : line + pos;
+		snprintf(buf, len, "?%s+%#llx", *name ? name : "[anon]",
+			 (unsigned long long)(ip - start + off));
+		break;
+	}
+	fclose(f);
+}
+
+static void describe(char *buf, size_t len, const struct sft_sym *s, __u64 ip)
+{
+	if (s)
+		snprintf(buf, len, "%s+0x%llx", s->name,
+			 (unsigned long long)(ip - s->start));
+	else
+		describe_mapping(buf, len, ip);
+}
+
+static void print_row(const char *num, const char *want, const char *got,
+		      const char *verdict)
+{
+	char row[256];
+	size_t end;
+
+	snprintf(row, sizeof(row), "%3s  %-36s  %-36s  %s", num, want, got,
+		 verdict);
+	end = strlen(row);
+	while (end && row[end - 1] == ' ')
+		row[--end] = '\0';
+	ksft_print_msg("%s\n", row);
+}
+
+/**
+ * sft_stack_matches() - Compare an unwound user stack with the expected one
+ * @st: symbols of the running program
+ * @expect: expected frames, innermost first
+ * @n: number of expected frames
+ * @ips: unwound IPs, innermost first; ips[0] is where the thread was
+ *	 interrupted, the others are return addresses
+ * @nr: number of unwound IPs
+ *
+ * Frame i matches when its IP lies in expect[i].func and, if expect[i].addr
+ * is not 0, equals it.  Frames past @n (the C library's start code) are not
+ * checked.  On a mismatch, prints an expected-versus-got table.
+ *
+ * Return: true when the first @n frames match.
+ */
+bool sft_stack_matches(const struct sft_symtab *st,
+		       const struct sft_frame *expect, unsigned int n,
+		       const __u64 *ips, unsigned int nr)
+{
+	unsigned int i, rows;
+	bool ok = true;
+
+	for (i = 0; i < n; i++) {
+		const struct sft_sym *s;
+
+		if (i >= nr) {
+			ok = false;
+			break;
+		}
+		s = frame_sym(st, i, ips[i]);
+		if (!s || strcmp(s->name, expect[i].func) ||
+		    (expect[i].addr && expect[i].addr != ips[i])) {
+			ok = false;
+			break;
+		}
+	}
+
+	if (ok) {
+		ksft_print_msg("user stack: %u frames, first %u as expected: %s..%s\n",
+			       nr, n, n ? expect[0].func : "",
+			       n ? expect[n - 1].func : "");
+		return true;
+	}
+
+	ksft_print_msg("user stack mismatch (%u frames unwound, %u expected):\n",
+		       nr, n);
+	print_row("#", "expected", "got", "");
+	/* Show a few frames past the expectation, to see what is there. */
+	rows = (nr > n ? nr : n);
+	if (rows > n + 4)
+		rows = n + 4;
+	for (i = 0; i < rows; i++) {
+		char num[16], want[96], got[96];
+		const char *verdict = "";
+
+		snprintf(num, sizeof(num), "%u", i);
+		if (i < n && expect[i].addr)
+			snprintf(want, sizeof(want), "%s @%#lx", expect[i].func,
+				 expect[i].addr);
+		else
+			snprintf(want, sizeof(want), "%s",
+				 i < n ? expect[i].func : "(not checked)");
+
+		if (i < nr) {
+			const struct sft_sym *s = frame_sym(st, i, ips[i]);
+			char where[64];
+
+			describe(where, sizeof(where), s, ips[i]);
+			snprintf(got, sizeof(got), "%s @%#llx", where,
+				 (unsigned long long)ips[i]);
+			if (i < n) {
+				if (!s || strcmp(s->name, expect[i].func))
+					verdict = "<-- wrong function";
+				else if (expect[i].addr &&
+					 expect[i].addr != ips[i])
+					verdict = "<-- wrong address";
+			}
+		} else {
+			snprintf(got, sizeof(got), "(missing)");
+			verdict = "<-- missing";
+		}
+		print_row(num, want, got, verdict);
+	}
+	return false;
+}
