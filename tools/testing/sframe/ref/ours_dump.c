@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sframe-ours: the decoder's side of the differential test.  Maps an ELF
+ * file's SFrame section into the harness's fake user memory, registers it
+ * once per executable segment, and prints the canonical line (canon.h) of
+ * every PC of a list read from stdin, looked up as the topmost frame:
+ *
+ *   sframe-ours FILE <PCS
+ *
+ * Reads outside the section abort (test_mem_set_window()).
+ */
+#include <elf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/sframe.h>
+
+#include "canon.h"
+#include "sfelf.h"
+#include "test_mem.h"
+
+static void ours_loc(struct canon_loc *c, const struct sframe_loc *l)
+{
+	switch (l->kind) {
+	case SFRAME_LOC_SAME:
+		c->kind = CANON_SAME;
+		break;
+	case SFRAME_LOC_UNDEFINED:
+		c->kind = CANON_UNDEF;
+		break;
+	case SFRAME_LOC_CFA:
+		c->kind = CANON_CFA;
+		break;
+	case SFRAME_LOC_REG:
+		c->kind = CANON_REG;
+		break;
+	default:
+		/* Shows up in the diff as "?<kind>" */
+		c->kind = (enum canon_kind)(l->kind + 100);
+	}
+	c->reg = l->reg;
+	c->deref = l->deref;
+	c->off = l->offset;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long npcs = 0, nfound = 0, nenoent = 0, nother = 0;
+	struct sframe_section sec[SFELF_MAX_LOADS];
+	struct sfelf e;
+	unsigned int i;
+	uint64_t pc;
+	int rc;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s FILE <PCS\n", argv[0]);
+		return 2;
+	}
+	if (sfelf_open(&e, argv[1]))
+		return 2;
+
+	test_mem_reset();
+	if (test_mem_map(e.sframe_vaddr, e.sframe, e.sframe_len)) {
+		fprintf(stderr, "%s: cannot map the section\n", e.path);
+		return 2;
+	}
+	test_mem_set_window(e.sframe_vaddr, e.sframe_vaddr + e.sframe_len);
+	for (i = 0; i < e.ntext; i++) {
+		rc = sframe_section_init(&sec[i], e.sframe_vaddr,
+					 e.sframe_vaddr + e.sframe_len,
+					 e.text[i].start, e.text[i].end);
+		if (rc) {
+			fprintf(stderr, "%s: sframe_section_init: %d (%s)\n",
+				e.path, rc, test_last_reject() ?: "?");
+			return 2;
+		}
+	}
+
+	while ((rc = sfelf_read_pc(stdin, &pc)) > 0) {
+		int t = sfelf_text_of(&e, pc);
+		struct sframe_rule rule;
+		struct canon_rule c;
+
+		npcs++;
+		/* Outside the text: the first registration must refuse it */
+		memset(&rule, 0, sizeof(rule));
+		rc = sframe_find_rule(&sec[t < 0 ? 0 : t], pc, true, &rule);
+		if (rc) {
+			if (rc == -ENOENT)
+				nenoent++;
+			else if (nother++ < 10)
+				fprintf(stderr, "%s: %#" PRIx64 ": error %d (%s)\n",
+					e.path, pc, rc,
+					test_last_reject() ?: "no reason");
+			canon_print(stdout, e.machine, pc, NULL);
+			continue;
+		}
+		nfound++;
+		memset(&c, 0, sizeof(c));
+		ours_loc(&c.cfa, &rule.cfa);
+		ours_loc(&c.ra, &rule.ra);
+		ours_loc(&c.fp, &rule.fp);
+		if (!!(rule.flags & SFRAME_RULE_OUTERMOST) !=
+		    (rule.ra.kind == SFRAME_LOC_UNDEFINED))
+			c.ra.kind = CANON_REG + 200;	/* never agrees */
+		c.mangled = rule.flags & SFRAME_RULE_RA_MANGLED;
+		c.keyb = rule.flags & SFRAME_RULE_PAUTH_KEY_B;
+		c.signal = rule.flags & SFRAME_RULE_SIGNAL;
+		canon_print(stdout, e.machine, pc, &c);
+	}
+	if (rc < 0) {
+		fprintf(stderr, "%s: malformed PC list\n", argv[0]);
+		return 2;
+	}
+	fprintf(stderr, "fdes %u pcs %lu found %lu enoent %lu other-errors %lu\n",
+		sec[0].num_fdes, npcs, nfound, nenoent, nother);
+	sfelf_close(&e);
+	return ferror(stdout) ? 2 : 0;
+}
