@@ -1,0 +1,753 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SFrame decoder: find the unwind rule of a user-space frame.
+ *
+ * Every byte of a section comes from user memory: it is attacker-controlled
+ * and may change between two reads.  So each value is checked at the read
+ * that fetches it and never read twice, all arithmetic is overflow-checked,
+ * every read goes through sframe_copy(), which keeps it inside the section,
+ * and a lookup costs O(log FDEs) reads plus the FREs of one function.
+ */
+#define pr_fmt(fmt) "sframe: " fmt
+
+#include <linux/errno.h>
+#include <linux/limits.h>
+#include <linux/minmax.h>
+#include <linux/overflow.h>
+#include <linux/printk.h>
+#include <linux/sframe.h>
+#include <linux/string.h>
+#include <linux/types.h>
+#include <linux/uaccess.h>
+#include <linux/unaligned.h>
+#include <asm/byteorder.h>
+
+#include "sframe.h"
+
+#define SFRAME_NO_REG		0xff
+
+/* What the decoder needs to know about an ABI */
+struct sframe_abi {
+	u8	sp;		/* DWARF number of the stack pointer */
+	u8	fp;		/* ... of the frame pointer */
+	u8	lr;		/* ... of the link register, or SFRAME_NO_REG */
+	u8	max_reg;	/* highest register number a flex rule may use */
+	bool	pauth;		/* the RA mangling bits have a meaning */
+};
+
+static const struct sframe_abi sframe_abi_amd64 = {
+	.sp = SFRAME_DWARF_X86_64_RSP,
+	.fp = SFRAME_DWARF_X86_64_RBP,
+	.lr = SFRAME_NO_REG,
+	.max_reg = SFRAME_DWARF_X86_64_MAX_GPR,
+};
+
+static const struct sframe_abi sframe_abi_aarch64 = {
+	.sp = SFRAME_DWARF_ARM64_SP,
+	.fp = SFRAME_DWARF_ARM64_FP,
+	.lr = SFRAME_DWARF_ARM64_LR,
+	.max_reg = SFRAME_DWARF_ARM64_SP,
+	.pauth = true,
+};
+
+/* A function descriptor, decoded */
+struct sframe_fde {
+	unsigned long	start;
+	u32		size;
+	u32		fres_off;
+	u32		num_fres;
+	u8		info;
+	u8		info2;
+	u8		rep_size;
+};
+
+/* The matching FRE, decoded; words are zero-extended */
+struct sframe_fre {
+	u8	info;
+	u8	nwords;
+	u8	word_size;
+	u32	words[SFRAME_FRE_MAX_WORDS];
+};
+
+/* Read-ahead over the FRE sub-section, so that one copy covers many FREs */
+#define SFRAME_READAHEAD	128
+
+struct sframe_reader {
+	unsigned long	base;		/* user address of buf[0] */
+	unsigned long	len;		/* bytes valid in buf */
+	u8		buf[SFRAME_READAHEAD];
+};
+
+/*
+ * The only access to section bytes: copy [addr, addr + len) to @dst once it
+ * is known to lie inside the section.  A fault ends the copy early.
+ * Returns the number of bytes copied, or -EBADMSG.
+ */
+static long sframe_copy(const struct sframe_section *sec, void *dst,
+			unsigned long addr, unsigned long len)
+{
+	unsigned long end;
+
+	if (unlikely(addr < sec->sframe_start ||
+		     check_add_overflow(addr, len, &end) ||
+		     end > sec->sframe_end)) {
+		sframe_reject("read outside the section");
+		return -EBADMSG;
+	}
+	return len - copy_from_user(dst, (const void __user *)addr, len);
+}
+
+static int sframe_read(const struct sframe_section *sec, void *dst,
+		       unsigned long addr, unsigned long len)
+{
+	long got = sframe_copy(sec, dst, addr, len);
+
+	if (got < 0)
+		return got;
+	return (unsigned long)got == len ? 0 : -EFAULT;
+}
+
+/*
+ * Make @size bytes at @addr in the FRE sub-section available at *@p,
+ * refilling the read-ahead buffer if needed.
+ */
+static int sframe_fetch(const struct sframe_section *sec,
+			struct sframe_reader *r, unsigned long addr,
+			unsigned long size, const u8 **p)
+{
+	unsigned long want;
+	long got;
+
+	if (addr >= r->base && addr - r->base <= r->len &&
+	    r->len - (addr - r->base) >= size) {
+		*p = r->buf + (addr - r->base);
+		return 0;
+	}
+	if (addr < sec->fres_start || addr >= sec->fres_end ||
+	    sec->fres_end - addr < size) {
+		sframe_reject("read past the FRE sub-section");
+		return -EBADMSG;
+	}
+	want = min_t(unsigned long, sec->fres_end - addr, sizeof(r->buf));
+	got = sframe_copy(sec, r->buf, addr, want);
+	if (got < 0)
+		return got;
+	r->base = addr;
+	r->len = got;
+	/* Only the bytes asked for must be readable, not the read-ahead. */
+	if ((unsigned long)got < size)
+		return -EFAULT;
+	*p = r->buf;
+	return 0;
+}
+
+/**
+ * sframe_section_init() - validate the header of an SFrame section
+ * @sec:	filled with the validated section on success
+ * @sframe_start: user address of the .sframe section
+ * @sframe_end:	end of the section (exclusive)
+ * @text_start:	start of the text the section describes
+ * @text_end:	end of that text (exclusive)
+ *
+ * Reads and checks the header once, in constant time: version, flags, ABI
+ * (only the running architecture's), and that the FDE and FRE sub-sections
+ * lie inside the section, do not overlap and are big enough for their
+ * counts.  The FDEs and FREs themselves are checked at each lookup, as the
+ * section may change at any time.  Context: may fault (reads user memory).
+ *
+ * Return: 0 on success; -EINVAL for an empty or wrapping range; -EFAULT if
+ * the header cannot be read; -ENOEXEC for an invalid or unsupported header.
+ */
+int sframe_section_init(struct sframe_section *sec,
+			unsigned long sframe_start, unsigned long sframe_end,
+			unsigned long text_start, unsigned long text_end)
+{
+	struct sframe_section s = {};
+	struct sframe_header h;
+	u64 size, hdr_len, fdes_off, fdes_end, fres_off, fres_end, min_len;
+	unsigned int fde_size, all_flags;
+	u32 num_fdes, num_fres, fre_len;
+	bool bad_ra;
+	int ret;
+
+	if (sframe_end <= sframe_start) {
+		sframe_reject("empty or wrapping .sframe range");
+		return -EINVAL;
+	}
+	if (text_end <= text_start) {
+		sframe_reject("empty or wrapping text range");
+		return -EINVAL;
+	}
+	size = sframe_end - sframe_start;
+	if (size < sizeof(h)) {
+		sframe_reject("section shorter than its header");
+		return -ENOEXEC;
+	}
+
+	s.sframe_start = sframe_start;
+	s.sframe_end = sframe_end;
+	s.text_start = text_start;
+	s.text_end = text_end;
+	ret = sframe_read(&s, &h, sframe_start, sizeof(h));
+	if (ret)
+		return ret;
+
+	if (le16_to_cpu(h.magic) != SFRAME_MAGIC) {
+		sframe_reject("bad magic");
+		return -ENOEXEC;
+	}
+	switch (h.version) {
+	case SFRAME_VERSION_2:
+		all_flags = SFRAME_V2_F_ALL;
+		fde_size = sizeof(struct sframe_fde_v2);
+		break;
+	case SFRAME_VERSION_3:
+		all_flags = SFRAME_V3_F_ALL;
+		fde_size = sizeof(struct sframe_fde_v3);
+		break;
+	default:
+		sframe_reject("unsupported version");
+		return -ENOEXEC;
+	}
+	if (h.flags & ~all_flags) {
+		sframe_reject("unknown header flags");
+		return -ENOEXEC;
+	}
+	/* A lookup is a binary search: it needs sorted FDEs. */
+	if (!(h.flags & SFRAME_F_FDE_SORTED)) {
+		sframe_reject("FDEs not sorted");
+		return -ENOEXEC;
+	}
+	if (!sframe_abi_supported(h.abi_arch)) {
+		sframe_reject("unsupported ABI");
+		return -ENOEXEC;
+	}
+	/* The RA is at a fixed CFA offset on x86-64, per FRE on arm64. */
+	switch (h.abi_arch) {
+	case SFRAME_ABI_AMD64_ENDIAN_LITTLE:
+		bad_ra = h.cfa_fixed_ra_offset == 0;
+		break;
+	case SFRAME_ABI_AARCH64_ENDIAN_LITTLE:
+		bad_ra = h.cfa_fixed_ra_offset != 0;
+		break;
+	default:
+		sframe_reject("unsupported ABI");
+		return -ENOEXEC;
+	}
+	if (bad_ra) {
+		sframe_reject("bad fixed RA offset for the ABI");
+		return -ENOEXEC;
+	}
+
+	/* All in u64: the sums of u32 fields below cannot overflow. */
+	hdr_len = sizeof(h) + h.auxhdr_len;
+	if (hdr_len > size) {
+		sframe_reject("auxiliary header past the section end");
+		return -ENOEXEC;
+	}
+	num_fdes = le32_to_cpu(h.num_fdes);
+	num_fres = le32_to_cpu(h.num_fres);
+	fre_len = le32_to_cpu(h.fre_len);
+	fdes_off = hdr_len + le32_to_cpu(h.fdes_off);
+	fdes_end = fdes_off + (u64)num_fdes * fde_size;
+	if (fdes_end > size) {
+		sframe_reject("FDE sub-section out of bounds");
+		return -ENOEXEC;
+	}
+	fres_off = hdr_len + le32_to_cpu(h.fres_off);
+	fres_end = fres_off + fre_len;
+	if (fres_end > size) {
+		sframe_reject("FRE sub-section out of bounds");
+		return -ENOEXEC;
+	}
+	if (fdes_off < fres_end && fres_off < fdes_end) {
+		sframe_reject("FDE and FRE sub-sections overlap");
+		return -ENOEXEC;
+	}
+	/* An FRE takes 2 bytes at least; a V3 FDE has 5 more in the FREs. */
+	min_len = (u64)num_fres * 2;
+	if (h.version == SFRAME_VERSION_3)
+		min_len += (u64)num_fdes * sizeof(struct sframe_fde_v3_attr);
+	if (fre_len < min_len) {
+		sframe_reject("FRE sub-section too short for its counts");
+		return -ENOEXEC;
+	}
+
+	s.fdes_start = sframe_start + fdes_off;
+	s.fres_start = sframe_start + fres_off;
+	s.fres_end = sframe_start + fres_end;
+	s.num_fdes = num_fdes;
+	s.version = h.version;
+	s.flags = h.flags;
+	s.abi_arch = h.abi_arch;
+	s.fixed_fp_offset = h.cfa_fixed_fp_offset;
+	s.fixed_ra_offset = h.cfa_fixed_ra_offset;
+	*sec = s;
+	return 0;
+}
+
+/* Read FDE @i (a V3 index entry: the attributes come with the FREs). */
+static int sframe_read_fde(const struct sframe_section *sec, u32 i,
+			   struct sframe_fde *fde)
+{
+	unsigned long addr, base, end;
+	s64 start;
+	int ret;
+
+	if (sec->version == SFRAME_VERSION_2) {
+		struct sframe_fde_v2 raw;
+
+		addr = sec->fdes_start + (unsigned long)i * sizeof(raw);
+		ret = sframe_read(sec, &raw, addr, sizeof(raw));
+		if (ret)
+			return ret;
+		start = (s32)le32_to_cpu(raw.func_start);
+		fde->size = le32_to_cpu(raw.func_size);
+		fde->fres_off = le32_to_cpu(raw.fres_off);
+		fde->num_fres = le32_to_cpu(raw.num_fres);
+		fde->info = raw.info;
+		fde->info2 = SFRAME_FDE_TYPE_DEFAULT;
+		fde->rep_size = raw.rep_size;
+	} else {
+		struct sframe_fde_v3 raw;
+
+		addr = sec->fdes_start + (unsigned long)i * sizeof(raw);
+		ret = sframe_read(sec, &raw, addr, sizeof(raw));
+		if (ret)
+			return ret;
+		start = (s64)le64_to_cpu(raw.func_start);
+		fde->size = le32_to_cpu(raw.func_size);
+		fde->fres_off = le32_to_cpu(raw.fres_off);
+	}
+
+	base = (sec->flags & SFRAME_F_FDE_FUNC_START_PCREL) ? addr :
+							       sec->sframe_start;
+	if (check_add_overflow(base, start, &fde->start) ||
+	    fde->start < sec->text_start ||
+	    check_add_overflow(fde->start, fde->size, &end) ||
+	    end > sec->text_end) {
+		sframe_reject("FDE outside the text range");
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+/*
+ * Find the last FDE that starts at or before @ip: a binary search that
+ * checks that the entries it probes are in order.
+ */
+static int sframe_find_fde(const struct sframe_section *sec, unsigned long ip,
+			   struct sframe_fde *fde)
+{
+	unsigned long lo_start = 0, hi_start = ULONG_MAX;
+	u32 lo = 0, hi = sec->num_fdes;
+	struct sframe_fde probe;
+	bool found = false;
+	int ret;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		ret = sframe_read_fde(sec, mid, &probe);
+		if (ret)
+			return ret;
+		if (probe.start < lo_start || probe.start > hi_start) {
+			sframe_reject("FDEs not sorted");
+			return -EBADMSG;
+		}
+		if (probe.start <= ip) {
+			*fde = probe;
+			found = true;
+			lo_start = probe.start;
+			lo = mid + 1;
+		} else {
+			hi_start = probe.start;
+			hi = mid;
+		}
+	}
+	if (!found || ip - fde->start >= fde->size)
+		return -ENOENT;
+	return 0;
+}
+
+/*
+ * Find the FRE of @fde that covers @ip: the last one that starts at or
+ * before it.  FREs are scanned in order, bounded by the FDE's count and by
+ * the end of the FRE sub-section, and stop at the first one past @ip.
+ */
+static int sframe_find_fre(const struct sframe_section *sec,
+			   struct sframe_fde *fde, unsigned long ip,
+			   struct sframe_fre *fre)
+{
+	unsigned long addr, pc, match = 0, size, prev = 0;
+	unsigned int addr_size, word_size, i;
+	struct sframe_reader r = {};
+	bool found = false;
+	const u8 *p;
+	u32 n;
+	int ret;
+
+	if (check_add_overflow(sec->fres_start, fde->fres_off, &addr)) {
+		sframe_reject("read past the FRE sub-section");
+		return -EBADMSG;
+	}
+	if (sec->version == SFRAME_VERSION_3) {
+		const struct sframe_fde_v3_attr *attr;
+
+		ret = sframe_fetch(sec, &r, addr, sizeof(*attr), &p);
+		if (ret)
+			return ret;
+		attr = (const struct sframe_fde_v3_attr *)p;
+		fde->num_fres = le16_to_cpu(attr->num_fres);
+		fde->info = attr->info;
+		fde->info2 = attr->info2;
+		fde->rep_size = attr->rep_size;
+		addr += sizeof(*attr);
+	}
+
+	switch (fde->info & SFRAME_FDE_INFO_FRE_TYPE) {
+	case SFRAME_FRE_TYPE_ADDR1:
+		addr_size = 1;
+		break;
+	case SFRAME_FRE_TYPE_ADDR2:
+		addr_size = 2;
+		break;
+	case SFRAME_FRE_TYPE_ADDR4:
+		addr_size = 4;
+		break;
+	default:
+		sframe_reject("bad FRE type");
+		return -EBADMSG;
+	}
+	pc = ip - fde->start;
+	if (fde->info & SFRAME_FDE_INFO_PCMASK) {
+		if (!fde->rep_size) {
+			sframe_reject("PCMASK FDE with rep_size 0");
+			return -EBADMSG;
+		}
+		pc %= fde->rep_size;
+	}
+	if (SFRAME_V3_FDE_TYPE(fde->info2) > SFRAME_FDE_TYPE_FLEX) {
+		sframe_reject("unknown FDE type");
+		return -EOPNOTSUPP;
+	}
+
+	for (n = 0; n < fde->num_fres; n++) {
+		unsigned long start;
+		u8 info;
+
+		ret = sframe_fetch(sec, &r, addr, addr_size + 1, &p);
+		if (ret)
+			return ret;
+		if (addr_size == 1)
+			start = p[0];
+		else if (addr_size == 2)
+			start = get_unaligned_le16(p);
+		else
+			start = get_unaligned_le32(p);
+		info = p[addr_size];
+
+		if (SFRAME_FRE_INFO_WORD_SIZE(info) > SFRAME_FRE_WORD_4B) {
+			sframe_reject("bad data word size");
+			return -EBADMSG;
+		}
+		size = addr_size + 1 + SFRAME_FRE_INFO_NWORDS(info) *
+			(1UL << SFRAME_FRE_INFO_WORD_SIZE(info));
+		if (sec->fres_end - addr < size) {
+			sframe_reject("read past the FRE sub-section");
+			return -EBADMSG;
+		}
+		if (start < prev) {
+			sframe_reject("FRE starts not in order");
+			return -EBADMSG;
+		}
+		if (start > fde->size) {
+			sframe_reject("FRE start past the function");
+			return -EBADMSG;
+		}
+		if (start > pc)
+			break;
+		prev = start;
+		found = true;
+		match = addr;
+		fre->info = info;
+		addr += size;
+	}
+	if (!found)
+		return -ENOENT;
+
+	fre->nwords = SFRAME_FRE_INFO_NWORDS(fre->info);
+	if (!fre->nwords)
+		return 0;
+	word_size = 1U << SFRAME_FRE_INFO_WORD_SIZE(fre->info);
+	fre->word_size = word_size;
+	ret = sframe_fetch(sec, &r, match + addr_size + 1,
+			   fre->nwords * word_size, &p);
+	if (ret)
+		return ret;
+	for (i = 0; i < fre->nwords; i++, p += word_size) {
+		if (word_size == 1)
+			fre->words[i] = p[0];
+		else if (word_size == 2)
+			fre->words[i] = get_unaligned_le16(p);
+		else
+			fre->words[i] = get_unaligned_le32(p);
+	}
+	return 0;
+}
+
+/* Data word @i of @fre as a signed offset */
+static s32 sframe_offset(const struct sframe_fre *fre, unsigned int i)
+{
+	if (fre->word_size == 1)
+		return (s8)fre->words[i];
+	if (fre->word_size == 2)
+		return (s16)fre->words[i];
+	return (s32)fre->words[i];
+}
+
+static void sframe_set(struct sframe_loc *loc, u8 kind, u8 reg, bool deref,
+		       s32 offset)
+{
+	loc->kind = kind;
+	loc->reg = reg;
+	loc->deref = deref;
+	loc->offset = offset;
+}
+
+/* The RA when no data word gives it: at a fixed offset, or still in LR */
+static void sframe_default_ra(const struct sframe_section *sec,
+			      const struct sframe_abi *abi,
+			      struct sframe_rule *rule)
+{
+	/* sframe_section_init() made sure that one of the two exists. */
+	if (sec->fixed_ra_offset)
+		sframe_set(&rule->ra, SFRAME_LOC_CFA, 0, true,
+			   sec->fixed_ra_offset);
+	else
+		sframe_set(&rule->ra, SFRAME_LOC_REG, abi->lr, false, 0);
+}
+
+static void sframe_default_fp(const struct sframe_section *sec,
+			      struct sframe_rule *rule)
+{
+	if (sec->fixed_fp_offset)
+		sframe_set(&rule->fp, SFRAME_LOC_CFA, 0, true,
+			   sec->fixed_fp_offset);
+	else
+		sframe_set(&rule->fp, SFRAME_LOC_SAME, 0, false, 0);
+}
+
+/*
+ * Default FDE: CFA = SP or FP + word 0, then the RA offset from the CFA if
+ * the ABI tracks it per FRE (arm64), then the FP offset if the FP was saved.
+ */
+static int sframe_default_rule(const struct sframe_section *sec,
+			       const struct sframe_abi *abi,
+			       const struct sframe_fre *fre,
+			       struct sframe_rule *rule)
+{
+	bool ra_tracked = !sec->fixed_ra_offset;
+	bool fp_tracked = !sec->fixed_fp_offset;
+	unsigned int i = 1;
+	u8 base;
+
+	if (fre->nwords > 1 + ra_tracked + fp_tracked) {
+		sframe_reject("too many data words");
+		return -EBADMSG;
+	}
+	base = (fre->info & SFRAME_FRE_INFO_BASE_SP) ? abi->sp : abi->fp;
+	sframe_set(&rule->cfa, SFRAME_LOC_REG, base, false,
+		   sframe_offset(fre, 0));
+	if (ra_tracked && fre->nwords > i)
+		sframe_set(&rule->ra, SFRAME_LOC_CFA, 0, true,
+			   sframe_offset(fre, i++));
+	else
+		sframe_default_ra(sec, abi, rule);
+	if (fp_tracked && fre->nwords > i)
+		sframe_set(&rule->fp, SFRAME_LOC_CFA, 0, true,
+			   sframe_offset(fre, i));
+	else
+		sframe_default_fp(sec, rule);
+	return 0;
+}
+
+/* Decode the flex rule whose control word is @ctrl */
+static int sframe_flex_loc(const struct sframe_abi *abi, u32 ctrl,
+			   s32 offset, struct sframe_loc *loc)
+{
+	bool deref = ctrl & SFRAME_FLEX_DEREF_P;
+
+	if (ctrl & SFRAME_FLEX_RESERVED) {
+		sframe_reject("unknown flex control bits");
+		return -EOPNOTSUPP;
+	}
+	if (!(ctrl & SFRAME_FLEX_REG_P)) {
+		sframe_set(loc, SFRAME_LOC_CFA, 0, deref, offset);
+		return 0;
+	}
+	if (SFRAME_FLEX_REGNUM(ctrl) > abi->max_reg) {
+		sframe_reject("unsupported flex register");
+		return -EOPNOTSUPP;
+	}
+	sframe_set(loc, SFRAME_LOC_REG, SFRAME_FLEX_REGNUM(ctrl), deref,
+		   offset);
+	return 0;
+}
+
+/*
+ * Decode the optional flex rule at word *@i and step past it.  Returns 1 when
+ * it is absent or a padding word, 0 when decoded, or an error.
+ */
+static int sframe_flex_next(const struct sframe_abi *abi,
+			    const struct sframe_fre *fre, unsigned int *i,
+			    struct sframe_loc *loc)
+{
+	u32 ctrl;
+	int ret;
+
+	if (*i >= fre->nwords)
+		return 1;
+	ctrl = fre->words[*i];
+	if (!ctrl) {
+		(*i)++;
+		return 1;
+	}
+	if (*i + 1 >= fre->nwords) {
+		sframe_reject("truncated flex rule");
+		return -EBADMSG;
+	}
+	ret = sframe_flex_loc(abi, ctrl, sframe_offset(fre, *i + 1), loc);
+	*i += 2;
+	return ret;
+}
+
+/* Flex FDE: (control, offset) rules for the CFA, then RA and FP if any */
+static int sframe_flex_rule(const struct sframe_section *sec,
+			    const struct sframe_abi *abi,
+			    const struct sframe_fre *fre,
+			    struct sframe_rule *rule)
+{
+	unsigned int i = 2;
+	int ret;
+
+	if (fre->nwords < 2) {
+		sframe_reject("truncated flex rule");
+		return -EBADMSG;
+	}
+	/* A CFA relative to itself means nothing. */
+	if (!(fre->words[0] & SFRAME_FLEX_REG_P)) {
+		sframe_reject("flex CFA rule not register-based");
+		return -EBADMSG;
+	}
+	ret = sframe_flex_loc(abi, fre->words[0], sframe_offset(fre, 1),
+			      &rule->cfa);
+	if (ret)
+		return ret;
+
+	ret = sframe_flex_next(abi, fre, &i, &rule->ra);
+	if (ret < 0)
+		return ret;
+	if (ret) {
+		sframe_default_ra(sec, abi, rule);
+	} else if (!rule->ra.deref &&
+		   (rule->ra.kind == SFRAME_LOC_CFA ||
+		    rule->ra.reg == abi->sp || rule->ra.reg == abi->fp)) {
+		/* A return address that is a stack address is no rule. */
+		sframe_reject("RA rule is a stack address");
+		return -EOPNOTSUPP;
+	}
+
+	ret = sframe_flex_next(abi, fre, &i, &rule->fp);
+	if (ret < 0)
+		return ret;
+	if (ret)
+		sframe_default_fp(sec, rule);
+
+	if (i != fre->nwords) {
+		sframe_reject("too many data words");
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+/* Only SP and FP are known in frames other than the topmost one. */
+static bool sframe_loc_unwindable(const struct sframe_abi *abi,
+				  const struct sframe_loc *loc)
+{
+	return loc->kind != SFRAME_LOC_REG || loc->reg == abi->sp ||
+	       loc->reg == abi->fp;
+}
+
+/**
+ * sframe_find_rule() - look up how to unwind the frame at an address
+ * @sec:	a section set up by sframe_section_init()
+ * @ip:		the address to look up: the frame's instruction pointer; for a
+ *		frame that is not the topmost one, the caller passes its
+ *		return address minus one
+ * @topmost:	the frame is the topmost one, whose registers are all known
+ * @rule:	filled with the rule on success
+ *
+ * A binary search over the FDEs and a scan of one function's FREs; each
+ * value read is checked as it is read.  For a frame that is not the topmost
+ * one, only rules based on the stack and frame pointers are returned.
+ * Context: may fault (reads user memory).
+ *
+ * Return: 0 if a rule was found; -ENOENT if nothing covers @ip; -EFAULT if
+ * reading the section faulted; -EBADMSG if the section is corrupt;
+ * -EOPNOTSUPP for a valid rule that the decoder refuses to apply here.
+ */
+int sframe_find_rule(const struct sframe_section *sec, unsigned long ip,
+		     bool topmost, struct sframe_rule *rule)
+{
+	const struct sframe_abi *abi;
+	struct sframe_fde fde;
+	struct sframe_fre fre;
+	int ret;
+
+	if (ip < sec->text_start || ip >= sec->text_end)
+		return -ENOENT;
+	ret = sframe_find_fde(sec, ip, &fde);
+	if (ret)
+		return ret;
+	ret = sframe_find_fre(sec, &fde, ip, &fre);
+	if (ret)
+		return ret;
+
+	abi = sec->abi_arch == SFRAME_ABI_AMD64_ENDIAN_LITTLE ?
+	      &sframe_abi_amd64 : &sframe_abi_aarch64;
+	memset(rule, 0, sizeof(*rule));
+	if (sec->version == SFRAME_VERSION_3 &&
+	    (fde.info & SFRAME_V3_FDE_INFO_SIGNAL))
+		rule->flags |= SFRAME_RULE_SIGNAL;
+	if (abi->pauth && (fre.info & SFRAME_FRE_INFO_RA_MANGLED)) {
+		rule->flags |= SFRAME_RULE_RA_MANGLED;
+		if (fde.info & SFRAME_FDE_INFO_PAUTH_KEY_B)
+			rule->flags |= SFRAME_RULE_PAUTH_KEY_B;
+	}
+
+	/* No data words: the RA is undefined, this is the outermost frame. */
+	if (!fre.nwords) {
+		rule->flags |= SFRAME_RULE_OUTERMOST;
+		sframe_set(&rule->cfa, SFRAME_LOC_REG, abi->sp, false, 0);
+		sframe_set(&rule->ra, SFRAME_LOC_UNDEFINED, 0, false, 0);
+		sframe_set(&rule->fp, SFRAME_LOC_SAME, 0, false, 0);
+		return 0;
+	}
+
+	if (SFRAME_V3_FDE_TYPE(fde.info2) == SFRAME_FDE_TYPE_FLEX)
+		ret = sframe_flex_rule(sec, abi, &fre, rule);
+	else
+		ret = sframe_default_rule(sec, abi, &fre, rule);
+	if (ret)
+		return ret;
+
+	if (!topmost &&
+	    !(sframe_loc_unwindable(abi, &rule->cfa) &&
+	      sframe_loc_unwindable(abi, &rule->ra) &&
+	      sframe_loc_unwindable(abi, &rule->fp))) {
+		sframe_reject("register rule in a non-topmost frame");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}

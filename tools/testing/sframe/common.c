@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Helpers shared by the harness's test programs, see common.h. */
+#include <errno.h>
+#include <string.h>
+
+#include "common.h"
+
+unsigned long nr_checks, nr_failures;
+
+struct sframe_rule x86_rule(bool fp_base, int32_t cfa, bool fp_saved,
+			    int32_t fp)
+{
+	return mkrule(LOC_REG(fp_base ? X86_RBP : X86_RSP, false, cfa),
+		      LOC_CFA(true, -8),
+		      fp_saved ? LOC_CFA(true, fp) : LOC_SAME, 0);
+}
+
+struct sframe_rule outermost_rule(uint8_t sp, uint32_t flags)
+{
+	return mkrule(LOC_REG(sp, false, 0), LOC_UNDEF, LOC_SAME,
+		      SFRAME_RULE_OUTERMOST | flags);
+}
+
+static bool loc_eq(const struct sframe_loc *a, const struct sframe_loc *b)
+{
+	return a->kind == b->kind && a->reg == b->reg &&
+	       a->deref == b->deref && a->offset == b->offset;
+}
+
+bool rule_eq(const struct sframe_rule *a, const struct sframe_rule *b)
+{
+	return loc_eq(&a->cfa, &b->cfa) && loc_eq(&a->ra, &b->ra) &&
+	       loc_eq(&a->fp, &b->fp) && a->flags == b->flags;
+}
+
+static int loc_str(const struct sframe_loc *l, char *buf, size_t len)
+{
+	switch (l->kind) {
+	case SFRAME_LOC_SAME:
+		return snprintf(buf, len, "same");
+	case SFRAME_LOC_UNDEFINED:
+		return snprintf(buf, len, "undef");
+	case SFRAME_LOC_CFA:
+		return snprintf(buf, len, "%scfa%+d%s", l->deref ? "*(" : "",
+				l->offset, l->deref ? ")" : "");
+	case SFRAME_LOC_REG:
+		return snprintf(buf, len, "%sr%u%+d%s", l->deref ? "*(" : "",
+				l->reg, l->offset, l->deref ? ")" : "");
+	}
+	return snprintf(buf, len, "kind%u?", l->kind);
+}
+
+const char *rule_str(const struct sframe_rule *r, char *buf, size_t len)
+{
+	char c[40], ra[40], fp[40];
+
+	loc_str(&r->cfa, c, sizeof(c));
+	loc_str(&r->ra, ra, sizeof(ra));
+	loc_str(&r->fp, fp, sizeof(fp));
+	snprintf(buf, len, "{cfa=%s ra=%s fp=%s flags=%#x}", c, ra, fp,
+		 r->flags);
+	return buf;
+}
+
+const char *err_str(int err)
+{
+	static char buf[16];
+
+	switch (err) {
+	case 0:
+		return "0";
+	case -ENOENT:
+		return "-ENOENT";
+	case -EFAULT:
+		return "-EFAULT";
+	case -EBADMSG:
+		return "-EBADMSG";
+	case -EOPNOTSUPP:
+		return "-EOPNOTSUPP";
+	case -ENOEXEC:
+		return "-ENOEXEC";
+	case -EINVAL:
+		return "-EINVAL";
+	}
+	snprintf(buf, sizeof(buf), "%d", err);
+	return buf;
+}
+
+int setup(struct sframe_section *sec, const void *buf, size_t len,
+	  unsigned long addr, unsigned long text_start,
+	  unsigned long text_end)
+{
+	test_mem_reset();
+	if (len && test_mem_map(addr, buf, len)) {
+		printf("# setup: cannot map %zu bytes at %#lx\n", len, addr);
+		return -1000;
+	}
+	test_mem_set_window(addr, addr + len);
+	return sframe_section_init(sec, addr, addr + len, text_start,
+				   text_end);
+}
+
+static bool why_eq(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b;
+	return !strcmp(a, b);
+}
+
+void expect(const struct sframe_section *sec, unsigned long ip, bool topmost,
+	    int ret, const struct sframe_rule *rule, const char *why,
+	    const char *what)
+{
+	struct sframe_rule got;
+	char b1[160], b2[160];
+	int r;
+
+	memset(&got, 0x5a, sizeof(got));
+	test_reject_clear();
+	r = sframe_find_rule(sec, ip, topmost, &got);
+	CHECK(r == ret, "%s: ip %#lx%s: got %s, want %s", what, ip,
+	      topmost ? " (top)" : "", err_str(r), err_str(ret));
+	if (r == ret && !r && rule)
+		CHECK(rule_eq(&got, rule), "%s: ip %#lx%s: got %s, want %s",
+		      what, ip, topmost ? " (top)" : "",
+		      rule_str(&got, b1, sizeof(b1)),
+		      rule_str(rule, b2, sizeof(b2)));
+	if (r == ret && r)
+		CHECK(why_eq(test_last_reject(), why),
+		      "%s: ip %#lx%s: reason \"%s\", want \"%s\"", what, ip,
+		      topmost ? " (top)" : "",
+		      test_last_reject() ?: "(none)", why ?: "(none)");
+}
+
+int finish(const char *unit)
+{
+	printf("# %s: %lu checks, %lu failed\n", unit, nr_checks,
+	       nr_failures);
+	return nr_failures ? 1 : 0;
+}
+
+int write_seed(const char *dir, const char *name, const void *sec,
+	       size_t len, unsigned long addr, unsigned long text_start,
+	       unsigned long text_end, unsigned long ip, bool topmost)
+{
+	struct fuzz_hdr h = {
+		.mode = topmost ? FUZZ_TOPMOST : 0,
+		.nr_ips = 8,
+		.text_rel = (int64_t)(text_start - addr),
+		.text_size = (uint32_t)(text_end - text_start),
+		.ip_off = (uint32_t)(ip - text_start),
+		.stride = (uint32_t)((text_end - text_start) / 9 + 1),
+	};
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	if (!f)
+		return -1;
+	fwrite(&h, sizeof(h), 1, f);
+	fwrite(sec, len, 1, f);
+	return fclose(f);
+}

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What the harness's test programs share: checks, rules, fuzz inputs. */
+#ifndef _SFRAME_TEST_COMMON_H
+#define _SFRAME_TEST_COMMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <linux/sframe.h>
+
+#include "test_mem.h"
+
+extern unsigned long nr_checks, nr_failures;
+
+/* Count a check; print it as a KTAP diagnostic line when it fails. */
+#define CHECK(cond, ...) do {						\
+	nr_checks++;							\
+	if (!(cond)) {							\
+		nr_failures++;						\
+		printf("# FAIL %s:%d: ", __FILE__, __LINE__);		\
+		printf(__VA_ARGS__);					\
+		printf("\n");						\
+	}								\
+} while (0)
+
+/* DWARF register numbers */
+#define X86_RBP		6
+#define X86_RSP		7
+#define A64_FP		29
+#define A64_LR		30
+#define A64_SP		31
+
+#define LOC_REG(r, d, o) ((struct sframe_loc){ SFRAME_LOC_REG, (r), (d), (o) })
+#define LOC_CFA(d, o)	((struct sframe_loc){ SFRAME_LOC_CFA, 0, (d), (o) })
+#define LOC_SAME	((struct sframe_loc){ SFRAME_LOC_SAME, 0, false, 0 })
+#define LOC_UNDEF	((struct sframe_loc){ SFRAME_LOC_UNDEFINED, 0, false, 0 })
+
+static inline struct sframe_rule mkrule(struct sframe_loc cfa,
+					struct sframe_loc ra,
+					struct sframe_loc fp, uint32_t flags)
+{
+	struct sframe_rule r = { .cfa = cfa, .ra = ra, .fp = fp,
+				 .flags = flags };
+	return r;
+}
+
+/* x86-64 default-FDE rule: CFA = SP/FP + off, RA at CFA - 8, FP if saved */
+struct sframe_rule x86_rule(bool fp_base, int32_t cfa, bool fp_saved,
+			    int32_t fp);
+/* The outermost-frame rule */
+struct sframe_rule outermost_rule(uint8_t sp, uint32_t flags);
+
+bool rule_eq(const struct sframe_rule *a, const struct sframe_rule *b);
+/* Format a rule into @buf, for diagnostics */
+const char *rule_str(const struct sframe_rule *r, char *buf, size_t len);
+const char *err_str(int err);
+
+/*
+ * Map @len bytes of @buf at @addr as the only readable section, with the
+ * window on it, and set it up.  Returns sframe_section_init()'s result.
+ */
+int setup(struct sframe_section *sec, const void *buf, size_t len,
+	  unsigned long addr, unsigned long text_start,
+	  unsigned long text_end);
+
+/*
+ * Look up @ip and check the result: @ret, the rule if 0, and the reject
+ * reason (NULL for none) otherwise.  @what names the case in failures.
+ */
+void expect(const struct sframe_section *sec, unsigned long ip, bool topmost,
+	    int ret, const struct sframe_rule *rule, const char *why,
+	    const char *what);
+
+/* Print the KTAP-diagnostic summary line that run_tests.sh parses. */
+int finish(const char *unit);
+
+/*
+ * Fuzz input: a struct fuzz_hdr, then the section bytes.  The section is
+ * mapped at FUZZ_SEC_ADDR, the text at FUZZ_SEC_ADDR + text_rel.
+ */
+#define FUZZ_SEC_ADDR	0x100000000UL
+#define FUZZ_TOPMOST	0x01
+#define FUZZ_ABI_SHIFT	1	/* 2 bits: 0 any, 1 AMD64, 2 AArch64 LE, 3 none */
+#define FUZZ_HOLE	0x08	/* leave [hole_off, hole_off + hole_len) out */
+
+struct fuzz_hdr {
+	uint8_t		mode;
+	uint8_t		nr_ips;		/* extra lookups, at ip + k * stride */
+	uint16_t	hole_off;
+	uint16_t	hole_len;
+	uint16_t	reserved;
+	int64_t		text_rel;
+	uint32_t	text_size;
+	uint32_t	ip_off;		/* from the text start */
+	uint32_t	stride;
+} __attribute__((packed));
+
+/* Write a seed file for the fuzzer into @dir */
+int write_seed(const char *dir, const char *name, const void *sec,
+	       size_t len, unsigned long addr, unsigned long text_start,
+	       unsigned long text_end, unsigned long ip, bool topmost);
+
+#endif

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Userspace stand-in for <linux/minmax.h>: what the decoder uses. */
+#ifndef _SFRAME_SHIM_LINUX_MINMAX_H
+#define _SFRAME_SHIM_LINUX_MINMAX_H
+
+#define min_t(type, x, y) ({			\
+	type __x = (x), __y = (y);		\
+	__x < __y ? __x : __y; })
+#define max_t(type, x, y) ({			\
+	type __x = (x), __y = (y);		\
+	__x > __y ? __x : __y; })
+
+#endif

@@ -1,0 +1,1066 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the SFrame decoder on hand-made sections (written by sfw.c)
+ * and on sections that GNU as and ld made (real/real_sections.h), against
+ * expectations written by hand from the format and from objdump --sframe.
+ *
+ * unit [--seeds DIR]: with --seeds, also write each valid section as a fuzz
+ * seed into DIR.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "sfw.h"
+#include "real/real_sections.h"
+
+static uint8_t buf[1 << 21];
+static const char *seed_dir;
+static unsigned int nr_seeds;
+
+/* A valid section: set it up, check that it was accepted, seed it. */
+static bool setup_ok(struct sframe_section *sec, const void *b, size_t len,
+		     unsigned long addr, unsigned long ts, unsigned long te,
+		     const char *what)
+{
+	int ret = setup(sec, b, len, addr, ts, te);
+	char name[64];
+
+	CHECK(ret == 0, "%s: setup: %s (%s)", what, err_str(ret),
+	      test_last_reject() ?: "-");
+	if (ret)
+		return false;
+	if (seed_dir) {
+		snprintf(name, sizeof(name), "unit-%02u", nr_seeds++);
+		write_seed(seed_dir, name, b, len, addr, ts, te, ts, true);
+	}
+	return true;
+}
+
+static void expect_ok(const struct sframe_section *sec, unsigned long ip,
+		      bool topmost, struct sframe_rule rule, const char *what)
+{
+	expect(sec, ip, topmost, 0, &rule, NULL, what);
+}
+
+static void expect_both(const struct sframe_section *sec, unsigned long ip,
+			struct sframe_rule rule, const char *what)
+{
+	expect(sec, ip, true, 0, &rule, NULL, what);
+	expect(sec, ip, false, 0, &rule, NULL, what);
+}
+
+static void expect_err(const struct sframe_section *sec, unsigned long ip,
+		       bool topmost, int err, const char *why,
+		       const char *what)
+{
+	expect(sec, ip, topmost, err, NULL, why, what);
+}
+
+#define NOTOP	"register rule in a non-topmost frame"
+
+/* sframe-format.md section 1.9: the bytes libsframe's encoder made */
+static const uint8_t v3_example[56] = {
+	0xe2, 0xde, 0x03, 0x05, 0x03, 0x00, 0xf8, 0x00,
+	0x01, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00,
+	0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x10, 0x00, 0x00, 0x00,
+	0x00, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x02, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x03, 0x08,
+	0x01, 0x05, 0x10, 0xf0,
+};
+
+static void test_v3_example(void)
+{
+	const unsigned long a = 0x7f0000010000UL, fn = a + 0x1c + 0x1000;
+	struct sframe_rule entry = x86_rule(false, 8, false, 0);
+	struct sframe_rule body = x86_rule(false, 16, true, -16);
+	struct sfw_fre fres[2];
+	struct sframe_section sec;
+	struct sfw_fde fde;
+	struct sfw_sec s;
+	size_t len;
+
+	/* Our writer makes the same bytes as libsframe's encoder. */
+	sfw_sec_init(&s, 3, SFW_ABI_AMD64_LE, a);
+	sfw_fde_init(&fde, fn, 0x40);
+	fres[0] = sfw_fre(0, false, 1, 8);
+	fres[1] = sfw_fre(1, false, 2, 16, -16);
+	fde.fres = fres;
+	fde.nfres = 2;
+	s.fdes = &fde;
+	s.nfdes = 1;
+	len = sfw_write(&s, buf, sizeof(buf));
+	CHECK(len == sizeof(v3_example) && !memcmp(buf, v3_example, len),
+	      "v3 example: writer output differs (%zu bytes)", len);
+
+	if (!setup_ok(&sec, v3_example, sizeof(v3_example), a, a + 0x1000,
+		      a + 0x2000, "v3 example"))
+		return;
+	CHECK(sec.version == 3 && sec.num_fdes == 1 &&
+	      sec.fdes_start == a + 28 && sec.fres_start == a + 44 &&
+	      sec.fres_end == a + 56 && sec.fixed_ra_offset == -8 &&
+	      sec.abi_arch == 3, "v3 example: section fields");
+	expect_both(&sec, fn, entry, "v3 example");
+	expect_both(&sec, fn + 1, body, "v3 example");
+	expect_both(&sec, fn + 0x3f, body, "v3 example");
+	expect_err(&sec, fn + 0x40, true, -ENOENT, NULL, "v3 example end");
+	expect_err(&sec, fn - 1, true, -ENOENT, NULL, "v3 example before");
+	expect_err(&sec, a + 0x1000, false, -ENOENT, NULL, "v3 text start");
+	expect_err(&sec, a + 0x2000, true, -ENOENT, NULL, "v3 past text");
+	expect_err(&sec, a, true, -ENOENT, NULL, "v3 below text");
+	CHECK(test_reject_count() == 0, "v3 example: %lu rejects",
+	      test_reject_count());
+}
+
+/*
+ * Four functions with gaps, FREs of every start size and data word size,
+ * SP and FP based CFAs; V2 and V3, with and without PCREL.
+ */
+static void test_layouts(void)
+{
+	const unsigned long a = 0x500000UL, t = 0x400000UL;
+	struct sfw_fre f0[3], f1[1], f2[3], f3[4];
+	struct sfw_fde fdes[4];
+	struct sframe_section sec;
+	unsigned int v, pcrel, i;
+	struct sfw_sec s;
+	char what[64];
+	size_t len;
+
+	f0[0] = sfw_fre(0, false, 1, 8);
+	f0[1] = sfw_fre(4, false, 2, 16, -16);
+	f0[2] = sfw_fre(8, true, 2, 16, -16);
+	f1[0] = sfw_fre(0, false, 1, 8);
+	f2[0] = sfw_fre(0, false, 1, 8);
+	f2[1] = sfw_fre(0x10, false, 1, 0x1238);	/* 2-byte word */
+	f2[2] = sfw_fre(0xff, true, 2, 0x12345678, -0x7ffffff0); /* 4-byte */
+	f3[0] = sfw_fre(0, false, 1, 8);
+	f3[1] = sfw_fre(0x100, false, 2, 24, -24);
+	f3[2] = sfw_fre(0x10000, false, 2, -300, 300);
+	f3[3] = sfw_fre(0x1ffff, true, 1, 16);
+
+	for (v = 2; v <= 3; v++) {
+		for (pcrel = 0; pcrel < 2; pcrel++) {
+			snprintf(what, sizeof(what), "layout v%u%s", v,
+				 pcrel ? " pcrel" : "");
+			sfw_sec_init(&s, v, SFW_ABI_AMD64_LE, a);
+			s.flags = SFW_F_SORTED | (pcrel ? SFW_F_PCREL : 0);
+			sfw_fde_init(&fdes[0], t + 0x1000, 0x10);
+			fdes[0].fres = f0;
+			fdes[0].nfres = 3;
+			sfw_fde_init(&fdes[1], t + 0x1020, 0x10);
+			fdes[1].fres = f1;
+			fdes[1].nfres = 1;
+			sfw_fde_init(&fdes[2], t + 0x1100, 0x100);
+			fdes[2].fres = f2;
+			fdes[2].nfres = 3;
+			sfw_fde_init(&fdes[3], t + 0x2000, 0x20000);
+			fdes[3].fres = f3;
+			fdes[3].nfres = 4;
+			s.fdes = fdes;
+			s.nfdes = 4;
+			len = sfw_write(&s, buf, sizeof(buf));
+			if (!setup_ok(&sec, buf, len, a, t, t + 0x30000, what))
+				continue;
+
+			for (i = 0; i < 4; i++)
+				expect_both(&sec, t + 0x1000 + i,
+					    x86_rule(false, 8, false, 0), what);
+			for (i = 4; i < 8; i++)
+				expect_both(&sec, t + 0x1000 + i,
+					    x86_rule(false, 16, true, -16),
+					    what);
+			for (i = 8; i < 16; i++)
+				expect_both(&sec, t + 0x1000 + i,
+					    x86_rule(true, 16, true, -16),
+					    what);
+			expect_err(&sec, t + 0x1010, true, -ENOENT, NULL, what);
+			expect_err(&sec, t + 0x101f, false, -ENOENT, NULL,
+				   what);
+			expect_both(&sec, t + 0x1020,
+				    x86_rule(false, 8, false, 0), what);
+			expect_both(&sec, t + 0x102f,
+				    x86_rule(false, 8, false, 0), what);
+			expect_err(&sec, t + 0x1030, true, -ENOENT, NULL, what);
+			expect_err(&sec, t + 0xfff, true, -ENOENT, NULL, what);
+			expect_both(&sec, t + 0x110f,
+				    x86_rule(false, 8, false, 0), what);
+			expect_both(&sec, t + 0x1110,
+				    x86_rule(false, 0x1238, false, 0), what);
+			expect_both(&sec, t + 0x11fe,
+				    x86_rule(false, 0x1238, false, 0), what);
+			expect_both(&sec, t + 0x11ff,
+				    x86_rule(true, 0x12345678, true,
+					     -0x7ffffff0), what);
+			expect_err(&sec, t + 0x1200, true, -ENOENT, NULL, what);
+			expect_both(&sec, t + 0x20ff,
+				    x86_rule(false, 8, false, 0), what);
+			expect_both(&sec, t + 0x2100,
+				    x86_rule(false, 24, true, -24), what);
+			expect_both(&sec, t + 0x11fff,
+				    x86_rule(false, 24, true, -24), what);
+			expect_both(&sec, t + 0x12000,
+				    x86_rule(false, -300, true, 300), what);
+			expect_both(&sec, t + 0x21ffe,
+				    x86_rule(false, -300, true, 300), what);
+			expect_both(&sec, t + 0x21fff,
+				    x86_rule(true, 16, false, 0), what);
+			expect_err(&sec, t + 0x22000, true, -ENOENT, NULL,
+				   what);
+			expect_err(&sec, t + 0x30000, true, -ENOENT, NULL,
+				   what);
+			CHECK(test_reject_count() == 0, "%s: %lu rejects", what,
+			      test_reject_count());
+		}
+	}
+}
+
+/* 2-byte FRE starts, and an aux header that the decoder must skip */
+static void test_addr2_aux(void)
+{
+	const unsigned long a = 0x10000UL, t = 0x20000UL;
+	struct sframe_section sec;
+	struct sfw_fre fres[3];
+	struct sfw_fde fde;
+	struct sfw_sec s;
+	size_t len;
+
+	sfw_sec_init(&s, 2, SFW_ABI_AMD64_LE, a);
+	s.auxhdr_len = 13;
+	s.gap = 7;
+	s.tail = 3;
+	sfw_fde_init(&fde, t, 0x2000);
+	fres[0] = sfw_fre(0, false, 1, 8);
+	fres[1] = sfw_fre(0x1234, false, 2, 32, -16);
+	fres[2] = sfw_fre(0x1235, false, 2, 40, -16);
+	fde.fres = fres;
+	fde.nfres = 3;
+	s.fdes = &fde;
+	s.nfdes = 1;
+	len = sfw_write(&s, buf, sizeof(buf));
+	CHECK(buf[fres[1].off + 1] == 0x12 && (buf[fde.off + 16] & 0xf) == 1,
+	      "addr2: FRE type ADDR2");
+	if (!setup_ok(&sec, buf, len, a, t, t + 0x2000, "addr2 aux"))
+		return;
+	expect_both(&sec, t + 0x1233, x86_rule(false, 8, false, 0), "addr2");
+	expect_both(&sec, t + 0x1234, x86_rule(false, 32, true, -16),
+		    "addr2");
+	expect_both(&sec, t + 0x1fff, x86_rule(false, 40, true, -16),
+		    "addr2");
+}
+
+/* PCMASK: a PLT, FREs match (ip - start) % rep_size */
+static void test_pcmask(void)
+{
+	const unsigned long a = 0x10000UL, t = 0x20000UL;
+	struct sframe_section sec;
+	struct sfw_fre fres[2];
+	struct sfw_fde fde;
+	struct sfw_sec s;
+	unsigned int v, i;
+	size_t len;
+
+	for (v = 2; v <= 3; v++) {
+		sfw_sec_init(&s, v, SFW_ABI_AMD64_LE, a);
+		sfw_fde_init(&fde, t + 0x20, 0x40);
+		fde.pcmask = true;
+		fde.rep_size = 16;
+		fres[0] = sfw_fre(0, false, 1, 8);
+		fres[1] = sfw_fre(11, false, 1, 16);
+		fde.fres = fres;
+		fde.nfres = 2;
+		s.fdes = &fde;
+		s.nfdes = 1;
+		len = sfw_write(&s, buf, sizeof(buf));
+		if (!setup_ok(&sec, buf, len, a, t, t + 0x100, "pcmask"))
+			continue;
+		for (i = 0; i < 0x40; i++)
+			expect_both(&sec, t + 0x20 + i,
+				    x86_rule(false, i % 16 < 11 ? 8 : 16,
+					     false, 0), "pcmask");
+		expect_err(&sec, t + 0x60, true, -ENOENT, NULL, "pcmask end");
+
+		/* rep_size 0 is refused at the lookup */
+		fde.rep_size = 0;
+		len = sfw_write(&s, buf, sizeof(buf));
+		if (!setup_ok(&sec, buf, len, a, t, t + 0x100, "pcmask 0"))
+			continue;
+		expect_err(&sec, t + 0x20, true, -EBADMSG,
+			   "PCMASK FDE with rep_size 0", "pcmask 0");
+	}
+}
+
+/* Outermost frames: an FRE without data words (V3, and V2 errata 2) */
+static void test_outermost(void)
+{
+	const unsigned long a = 0x10000UL, t = 0x20000UL;
+	struct sframe_section sec;
+	struct sfw_fre fres[2];
+	struct sfw_fde fde;
+	struct sfw_sec s;
+	unsigned int v;
+	size_t len;
+
+	for (v = 2; v <= 3; v++) {
+		sfw_sec_init(&s, v, SFW_ABI_AMD64_LE, a);
+		sfw_fde_init(&fde, t, 0x10);
+		fres[0] = sfw_fre(0, false, 0);
+		fres[1] = sfw_fre(8, false, 1, 16);
+		fde.fres = fres;
+		fde.nfres = 2;
+		s.fdes = &fde;
+		s.nfdes = 1;
+		len = sfw_write(&s, buf, sizeof(buf));
+		if (!setup_ok(&sec, buf, len, a, t, t + 0x10, "outermost"))
+			continue;
+		expect_both(&sec, t, outermost_rule(X86_RSP, 0), "outermost");
+		expect_both(&sec, t + 7, outermost_rule(X86_RSP, 0),
+			    "outermost");
+		expect_both(&sec, t + 8, x86_rule(false, 16, false, 0),
+			    "outermost");
+	}
+}
+
+/* V3 signal trampolines; the same bit means nothing in V2 */
+static void test_signal(void)
+{
+	const unsigned long a = 0x10000UL, t = 0x20000UL;
+	struct sframe_rule sig = mkrule(LOC_REG(X86_RSP, false, 160),
+					LOC_CFA(true, 8), LOC_SAME,
+					SFRAME_RULE_SIGNAL);
+	struct sframe_section sec;
+	struct sfw_fre fre;
+	struct sfw_fde fde;
+	struct sfw_sec s;
+	size_t len;
+
+	sfw_sec_init(&s, 3, SFW_ABI_AMD64_LE, a);
+	sfw_fde_init(&fde, t, 0x10);
+	fde.signal = true;
+	fde.flex = true;
+	fre = sfw_fre(0, false, 4, SFW_CTRL(X86_RSP, 0, 1), 160,
+		      SFW_CTRL(0, 1, 0), 8);
+	fde.fres = &fre;
+	fde.nfres = 1;
+	s.fdes = &fde;
+	s.nfdes = 1;
+	len = sfw_write(&s, buf, sizeof(buf));
+	if (setup_ok(&sec, buf, len, a, t, t + 0x10, "signal"))
+		expect_both(&sec, t + 3, sig, "signal");
+
+	/* A default FDE with the signal bit */
+	fde.flex = false;
+	fre = sfw_fre(0, false, 1, 160);
+	len = sfw_write(&s, buf, sizeof(buf));
+	sig = x86_rule(false, 160, false, 0);
+	sig.flags = SFRAME_RULE_SIGNAL;
+	if (setup_ok(&sec, buf, len, a, t, t + 0x10, "signal default"))
+		expect_both(&sec, t + 3, sig, "signal default");
+
+	sfw_sec_init(&s, 2, SFW_ABI_AMD64_LE, a);
+	s.fdes = &fde;
+	s.nfdes = 1;
+	len = sfw_write(&s, buf, sizeof(buf));
+	if (setup_ok(&sec, buf, len, a, t, t + 0x10, "signal v2"))
+		expect_both(&sec, t + 3, x86_rule(false, 160, false, 0),
+			    "signal bit in v2");
+}
+
+/* AArch64: RA tracked per FRE, in LR until saved; PAC flags */
+static void test_aarch64(void)
+{
+	const unsigned long a = 0x10000UL, t = 0x20000UL;
+	const uint32_t mangled = SFRAME_RULE_RA_MANGLED;
+	const uint32_t keyb = SFRAME_RULE_PAUTH_KEY_B;
+	struct sframe_rule in_lr = mkrule(LOC_REG(A64_SP, false, 0),
+					  LOC_REG(A64_LR, false, 0),
+					  LOC_SAME, 0);
+	struct sframe_rule saved = mkrule(LOC_REG(A64_SP, false, 64),
+					  LOC_CFA(true, -56),
+					  LOC_CFA(true, -64), 0);
+	struct sframe_rule fp_based = mkrule(LOC_REG(A64_FP, false, 64),
+					     LOC_CFA(true, -56),
+					     LOC_CFA(true, -64), 0);
+	struct sframe_rule ra_only = mkrule(LOC_REG(A64_SP, false, 16),
+					    LOC_CFA(true, -8), LOC_SAME, 0);
+	struct sframe_section sec;
+	struct sfw_fre fres[5];
+	struct sfw_fde fde;
+	struct sfw_sec s;
+	unsigned int v, b;
+	size_t len;
+
+	for (v = 2; v <= 3; v++) {
+		for (b = 0; b < 2; b++) {
+			const uint32_t key = b ? keyb : 0;
+
+			sfw_sec_init(&s, v, SFW_ABI_AARCH64_LE, a);
+			sfw_fde_init(&fde, t, 0x40);
+			fde.key_b = b;
+			fres[0] = sfw_fre(0, false, 1, 0);
+			fres[1] = sfw_fre(4, false, 1, 0);
+			fres[1].mangled = true;
+			fres[2] = sfw_fre(8, false, 3, 64, -56, -64);
+			fres[2].mangled = true;
+			fres[3] = sfw_fre(0x20, true, 3, 64, -56, -64);
+			fres[4] = sfw_fre(0x28, false, 2, 16, -8);
+			fde.fres = fres;
+			fde.nfres = 5;
+			s.fdes = &fde;
+			s.nfdes = 1;
+			len = sfw_write(&s, buf, sizeof(buf));
+			if (!setup_ok(&sec, buf, len, a, t, t + 0x40,
+				      "aarch64"))
+				continue;
+			expect_ok(&sec, t, true, in_lr, "aarch64 in LR");
+			expect_err(&sec, t, false, -EOPNOTSUPP, NOTOP,
+				   "aarch64 LR non-topmost");
+			in_lr.flags = mangled | key;
+			expect_ok(&sec, t + 4, true, in_lr, "aarch64 mangled");
+			in_lr.flags = 0;
+			saved.flags = mangled | key;
+			expect_both(&sec, t + 8, saved, "aarch64 saved");
+			expect_both(&sec, t + 0x1f, saved, "aarch64 saved");
+			expect_both(&sec, t + 0x20, fp_based, "aarch64 fp");
+			expect_both(&sec, t + 0x28, ra_only, "aarch64 ra only");
+		}
+	}
+
+	/* Too many words for AArch64 */
+	fres[0] = sfw_fre(0, false, 4, 64, -56, -64, 8);
+	fde.nfres = 1;
+	len = sfw_write(&s, buf, sizeof(buf));
+	if (setup_ok(&sec, buf, len, a, t, t + 0x40, "aarch64 4 words"))
+		expect_err(&sec, t, true, -EBADMSG, "too many data words",
+			   "aarch64 4 words");
+
+	/* The PAC bits mean nothing on x86-64 */
+	sfw_sec_init(&s, 3, SFW_ABI_AMD64_LE, a);
+	fde.key_b = true;
+	fres[0] = sfw_fre(0, false, 2, 16, -16);
+	fres[0].mangled = true;
+	s.fdes = &fde;
+	s.nfdes = 1;
+	len = sfw_write(&s, buf, sizeof(buf));
+	if (setup_ok(&sec, buf, len, a, t, t + 0x40, "x86 pac bits"))
+		expect_both(&sec, t, x86_rule(false, 16, true, -16),
+			    "x86 pac bits");
+	/* Nor 3 words */
+	fres[0] = sfw_fre(0, false, 3, 16, -16, -8);
+	len = sfw_write(&s, buf, sizeof(buf));
+	if (setup_ok(&sec, buf, len, a, t, t + 0x40, "x86 3 words"))
+		expect_err(&sec, t, true, -EBADMSG, "too many data words",
+			   "x86 3 words");
+}
+
+/* A header-wide FP offset: FREs carry only the CFA offset */
+static void test_fixed_fp(void)
+{
+	const unsigned long a = 0x10000UL, t = 0x20000UL;
+	struct sframe_section sec;
+	struct sfw_fre fres[2];
+	struct sfw_fde fde;
+	struct sfw_sec s;
+	size_t len;
+
+	sfw_sec_init(&s, 2, SFW_ABI_AMD64_LE, a);
+	s.fixed_fp = -16;
+	sfw_fde_init(&fde, t, 0x10);
+	fres[0] = sfw_fre(0, true, 1, 16);
+	fres[1] = sfw_fre(8, true, 2, 16, -16);
+	fde.fres = fres;
+	fde.nfres = 2;
+	s.fdes = &fde;
+	s.nfdes = 1;
+	len = sfw_write(&s, buf, sizeof(buf));
+	if (!setup_ok(&sec, buf, len, a, t, t + 0x10, "fixed fp"))
+		return;
+	expect_both(&sec, t, x86_rule(true, 16, true, -16), "fixed fp");
+	expect_err(&sec, t + 8, true, -EBADMSG, "too many data words",
+		   "fixed fp 2 words");
+}
+
+/* One flex FRE in a one-function V3 section, looked up at its start */
+static int flex_word_size;
+
+static void flex_case(uint8_t abi, unsigned int n, const int32_t *w,
+		      int top_ret, const struct sframe_rule *rule,
+		      const char *why, int ret_nontop, const char *why_nontop,
+		      const char *what)
+{
+	const unsigned long a = 0x10000UL, t = 0x20000UL;
+	struct sframe_section sec;
+	struct sfw_fde fde;
+	struct sfw_fre fre;
+	struct sfw_sec s;
+	size_t len;
+
+	sfw_sec_init(&s, 3, abi, a);
+	sfw_fde_init(&fde, t, 0x10);
+	fde.flex = true;
+	fre = sfw_fre(0, false, 0);
+	fre.nwords = n;
+	fre.word_size = flex_word_size;
+	if (n)
+		memcpy(fre.words, w, n * sizeof(*w));
+	fde.fres = &fre;
+	fde.nfres = 1;
+	s.fdes = &fde;
+	s.nfdes = 1;
+	len = sfw_write(&s, buf, sizeof(buf));
+	if (!setup_ok(&sec, buf, len, a, t, t + 0x10, what))
+		return;
+	expect(&sec, t + 5, true, top_ret, rule, why, what);
+	expect(&sec, t + 5, false, ret_nontop, rule, why_nontop, what);
+}
+
+#define W(...)	(const int32_t[]){ __VA_ARGS__ }
+#define NW(...)	(sizeof((const int32_t[]){ __VA_ARGS__ }) / sizeof(int32_t))
+#define FLEX(abi, top, rule, why, nontop, why_nontop, what, ...)	\
+	flex_case(abi, NW(__VA_ARGS__), W(__VA_ARGS__), top, rule, why,	\
+		  nontop, why_nontop, what)
+
+static void test_flex(void)
+{
+	const uint8_t x86 = SFW_ABI_AMD64_LE, a64 = SFW_ABI_AARCH64_LE;
+	const int sp = SFW_CTRL(X86_RSP, 0, 1), rbp = SFW_CTRL(X86_RBP, 0, 1);
+	const int drap = SFW_CTRL(X86_RBP, 1, 1), r10 = SFW_CTRL(10, 0, 1);
+	const int cfa_deref = SFW_CTRL(0, 1, 0);
+	struct sframe_rule r;
+
+	/* DRAP: CFA = *(rbp - 8), FP = *(rbp), RA at the fixed offset */
+	r = mkrule(LOC_REG(X86_RBP, true, -8), LOC_CFA(true, -8),
+		   LOC_REG(X86_RBP, true, 0), 0);
+	FLEX(x86, 0, &r, NULL, 0, NULL, "flex drap", drap, -8, 0, drap, 0);
+	/* CFA = r10: the topmost frame only */
+	r = mkrule(LOC_REG(10, false, 0), LOC_CFA(true, -8), LOC_SAME, 0);
+	FLEX(x86, 0, &r, NULL, -EOPNOTSUPP, NOTOP, "flex r10", r10, 0);
+	/* CFA + RA rule + FP rule, all spelled out */
+	r = mkrule(LOC_REG(X86_RSP, false, 24), LOC_CFA(true, -8),
+		   LOC_CFA(true, -16), 0);
+	FLEX(x86, 0, &r, NULL, 0, NULL, "flex full", sp, 24, cfa_deref, -8,
+	     cfa_deref, -16);
+	/* FP based CFA, padding RA, FP rule */
+	r = mkrule(LOC_REG(X86_RBP, false, 16), LOC_CFA(true, -8),
+		   LOC_CFA(true, -16), 0);
+	FLEX(x86, 0, &r, NULL, 0, NULL, "flex padding", rbp, 16, 0,
+	     cfa_deref, -16);
+	/* Both padding */
+	r = x86_rule(false, 8, false, 0);
+	FLEX(x86, 0, &r, NULL, 0, NULL, "flex 2 paddings", sp, 8, 0, 0);
+	/* RA in a register: the topmost frame only */
+	r = mkrule(LOC_REG(X86_RSP, false, 8), LOC_REG(3, false, 0),
+		   LOC_SAME, 0);
+	FLEX(x86, 0, &r, NULL, -EOPNOTSUPP, NOTOP, "flex ra in rbx", sp, 8,
+	     SFW_CTRL(3, 0, 1), 0);
+	/* FP in r15, x86-64's last general register */
+	r = mkrule(LOC_REG(X86_RSP, false, 8), LOC_CFA(true, -8),
+		   LOC_REG(15, false, 0), 0);
+	FLEX(x86, 0, &r, NULL, -EOPNOTSUPP, NOTOP, "flex fp in r15", sp, 8,
+	     0, SFW_CTRL(15, 0, 1), 0);
+	/* No words: outermost */
+	r = outermost_rule(X86_RSP, 0);
+	flex_case(x86, 0, NULL, 0, &r, NULL, 0, NULL, "flex outermost");
+
+	/* Refusals */
+	FLEX(x86, -EOPNOTSUPP, NULL, "unsupported flex register", -EOPNOTSUPP,
+	     "unsupported flex register", "flex reg 16", SFW_CTRL(16, 0, 1),
+	     0);
+	FLEX(x86, -EOPNOTSUPP, NULL, "unsupported flex register", -EOPNOTSUPP,
+	     "unsupported flex register", "flex huge reg", 0x7ffffff9, 0);
+	FLEX(x86, -EOPNOTSUPP, NULL, "unknown flex control bits", -EOPNOTSUPP,
+	     "unknown flex control bits", "flex reserved bit", sp | 4, 8);
+	FLEX(x86, -EOPNOTSUPP, NULL, "RA rule is a stack address",
+	     -EOPNOTSUPP, "RA rule is a stack address", "flex ra = sp + 8", sp,
+	     8, sp, 8);
+	FLEX(x86, -EOPNOTSUPP, NULL, "RA rule is a stack address",
+	     -EOPNOTSUPP, "RA rule is a stack address", "flex ra = cfa", sp, 8,
+	     SFW_CTRL(1, 0, 0), -8);
+
+	/* Corruption */
+	FLEX(x86, -EBADMSG, NULL, "truncated flex rule", -EBADMSG,
+	     "truncated flex rule", "flex 1 word", sp);
+	FLEX(x86, -EBADMSG, NULL, "flex CFA rule not register-based",
+	     -EBADMSG, "flex CFA rule not register-based", "flex cfa on cfa",
+	     cfa_deref, 8);
+	FLEX(x86, -EBADMSG, NULL, "truncated flex rule", -EBADMSG,
+	     "truncated flex rule", "flex ra w/o offset", sp, 8, cfa_deref);
+	FLEX(x86, -EBADMSG, NULL, "truncated flex rule", -EBADMSG,
+	     "truncated flex rule", "flex fp w/o offset", sp, 8, 0,
+	     cfa_deref);
+	FLEX(x86, -EBADMSG, NULL, "too many data words", -EBADMSG,
+	     "too many data words", "flex extra word", sp, 8, 0, 0, 0);
+	FLEX(x86, -EBADMSG, NULL, "too many data words", -EBADMSG,
+	     "too many data words", "flex extra pair", sp, 8, cfa_deref, -8,
+	     cfa_deref, -16, cfa_deref, -24);
+
+	/* AArch64 flex: a padding RA means "still in LR" */
+	r = mkrule(LOC_REG(A64_SP, false, 0), LOC_REG(A64_LR, false, 0),
+		   LOC_SAME, 0);
+	FLEX(a64, 0, &r, NULL, -EOPNOTSUPP, NOTOP, "a64 flex lr",
+	     SFW_CTRL(A64_SP, 0, 1), 0);
+	r = mkrule(LOC_REG(A64_FP, false, 16), LOC_CFA(true, -8),
+		   LOC_CFA(true, -16), 0);
+	FLEX(a64, 0, &r, NULL, 0, NULL, "a64 flex saved",
+	     SFW_CTRL(A64_FP, 0, 1), 16, cfa_deref, -8, cfa_deref, -16);
+	FLEX(a64, -EOPNOTSUPP, NULL, "unsupported flex register", -EOPNOTSUPP,
+	     "unsupported flex register", "a64 flex reg 32",
+	     SFW_CTRL(32, 0, 1), 0);
+
+	/* Control words are unsigned: a 1-byte 0xf9 is SP, not -7 */
+	flex_word_size = 1;
+	r = mkrule(LOC_REG(A64_SP, false, 16), LOC_REG(A64_LR, false, 0),
+		   LOC_SAME, 0);
+	FLEX(a64, 0, &r, NULL, -EOPNOTSUPP, NOTOP, "a64 1-byte ctrl",
+	     SFW_CTRL(A64_SP, 0, 1), 16);
+	/* ... and offsets are signed */
+	r = mkrule(LOC_REG(A64_SP, false, -16), LOC_CFA(true, -8), LOC_SAME,
+		   0);
+	FLEX(a64, 0, &r, NULL, 0, NULL, "a64 1-byte offsets",
+	     SFW_CTRL(A64_SP, 0, 1), 0xf0, SFW_CTRL(0, 1, 0), 0xf8);
+	flex_word_size = 0;
+
+	/* Unknown FDE types are refused, not taken for corruption */
+	{
+		const unsigned long a = 0x10000UL, t = 0x20000UL;
+		struct sframe_section sec;
+		struct sfw_fde fde;
+		struct sfw_fre fre;
+		struct sfw_sec s;
+		unsigned int type;
+		size_t len;
+
+		for (type = 2; type < 0x100; type += 7) {
+			sfw_sec_init(&s, 3, x86, a);
+			sfw_fde_init(&fde, t, 0x10);
+			fde.raw_info2 = type;
+			fre = sfw_fre(0, false, 1, 8);
+			fde.fres = &fre;
+			fde.nfres = 1;
+			s.fdes = &fde;
+			s.nfdes = 1;
+			len = sfw_write(&s, buf, sizeof(buf));
+			if (!setup_ok(&sec, buf, len, a, t, t + 0x10, "type"))
+				continue;
+			/* Bits 5-7 are unused: 0x41 is FLEX */
+			if ((type & 0x1f) > 1)
+				expect_err(&sec, t, true, -EOPNOTSUPP,
+					   "unknown FDE type", "fde type");
+			else if (type & 0x1f)
+				expect_err(&sec, t, true, -EBADMSG,
+					   "truncated flex rule", "fde type");
+			else
+				expect(&sec, t, true, 0, NULL, NULL,
+				       "fde type, unused bits");
+		}
+	}
+}
+
+/* The sections GNU as and ld made; the expectations are objdump's */
+static void test_real(void)
+{
+	const uint32_t mangled = SFRAME_RULE_RA_MANGLED |
+				 SFRAME_RULE_PAUTH_KEY_B;
+	struct sframe_rule sp8 = x86_rule(false, 8, false, 0);
+	struct sframe_rule r10, r, lr;
+	struct sframe_section sec;
+	unsigned long ip;
+
+	/* gas 2.44 skips the DRAP function; sigtramp's RA is approximate */
+	if (setup_ok(&sec, x86_64_v2_bytes, sizeof(x86_64_v2_bytes),
+		     x86_64_v2_addr, x86_64_v2_text_start,
+		     x86_64_v2_text_start + x86_64_v2_text_size, "real v2")) {
+		for (ip = x86_64_v2_drap; ip < x86_64_v2_leaf; ip += 7)
+			expect_err(&sec, ip, true, -ENOENT, NULL, "v2 drap");
+		expect_both(&sec, x86_64_v2_leaf, sp8, "v2 leaf");
+		expect_both(&sec, x86_64_v2_leaf + 3, sp8, "v2 leaf");
+		expect_err(&sec, x86_64_v2_leaf + 4, true, -ENOENT, NULL,
+			   "v2 after leaf");
+		expect_both(&sec, x86_64_v2_framed + 8, sp8, "v2 framed");
+		expect_both(&sec, x86_64_v2_use, sp8, "v2 use");
+		expect_both(&sec, x86_64_v2__start + 17, sp8, "v2 _start");
+		expect_both(&sec, x86_64_v2_sigtramp + 6,
+			    x86_rule(false, 160, false, 0), "v2 sigtramp");
+		expect_err(&sec, x86_64_v2_sigtramp + 7, true, -ENOENT, NULL,
+			   "v2 past text");
+	}
+
+	if (setup_ok(&sec, x86_64_v3_bytes, sizeof(x86_64_v3_bytes),
+		     x86_64_v3_addr, x86_64_v3_text_start,
+		     x86_64_v3_text_start + x86_64_v3_text_size, "real v3")) {
+		const unsigned long d = x86_64_v3_drap;
+
+		r10 = mkrule(LOC_REG(10, false, 0), LOC_CFA(true, -8),
+			     LOC_SAME, 0);
+		expect_both(&sec, d, sp8, "v3 drap entry");
+		expect_both(&sec, d + 4, sp8, "v3 drap entry");
+		for (ip = d + 5; ip < d + 0x1c; ip++) {
+			expect_ok(&sec, ip, true, r10, "v3 drap r10");
+			expect_err(&sec, ip, false, -EOPNOTSUPP, NOTOP,
+				   "v3 drap r10");
+		}
+		r10.fp = LOC_REG(X86_RBP, true, 0);
+		expect_ok(&sec, d + 0x1c, true, r10, "v3 drap push r10");
+		r = mkrule(LOC_REG(X86_RBP, true, -8), LOC_CFA(true, -8),
+			   LOC_REG(X86_RBP, true, 0), 0);
+		for (ip = d + 0x1e; ip < d + 0x36; ip++)
+			expect_both(&sec, ip, r, "v3 drap body");
+		expect_ok(&sec, d + 0x36, true, r10, "v3 drap epilogue");
+		expect_err(&sec, d + 0x3a, false, -EOPNOTSUPP, NOTOP,
+			   "v3 drap epilogue");
+		r = sp8;
+		r.fp = LOC_REG(X86_RBP, true, 0);
+		expect_both(&sec, d + 0x3b, r, "v3 drap ret");
+		expect_err(&sec, d + 0x3c, true, -ENOENT, NULL, "v3 drap end");
+		expect_both(&sec, x86_64_v3_leaf, sp8, "v3 leaf");
+		expect_both(&sec, x86_64_v3_framed + 8, sp8, "v3 framed");
+		expect_both(&sec, x86_64_v3__start, outermost_rule(X86_RSP, 0),
+			    "v3 _start");
+		expect_both(&sec, x86_64_v3__start + 17,
+			    outermost_rule(X86_RSP, 0), "v3 _start");
+		r = mkrule(LOC_REG(X86_RSP, false, 160), LOC_CFA(true, 8),
+			   LOC_SAME, SFRAME_RULE_SIGNAL);
+		expect_both(&sec, x86_64_v3_sigtramp, r, "v3 sigtramp");
+		expect_both(&sec, x86_64_v3_sigtramp + 6, r, "v3 sigtramp");
+		CHECK(test_reject_count() == 0 + 0x1c - 5 + 1,
+		      "real v3: %lu rejects", test_reject_count());
+	}
+
+	if (setup_ok(&sec, aarch64_v3_bytes, sizeof(aarch64_v3_bytes),
+		     aarch64_v3_addr, aarch64_v3_text_start,
+		     aarch64_v3_text_start + aarch64_v3_text_size,
+		     "real aarch64")) {
+		const unsigned long d = aarch64_v3_drap;
+
+		lr = mkrule(LOC_REG(A64_SP, false, 0),
+			    LOC_REG(A64_LR, false, 0), LOC_SAME, 0);
+		expect_ok(&sec, d, true, lr, "a64 drap entry");
+		expect_err(&sec, d, false, -EOPNOTSUPP, NOTOP,
+			   "a64 drap entry");
+		lr.flags = mangled;
+		expect_ok(&sec, d + 4, true, lr, "a64 pacibsp");
+		r = mkrule(LOC_REG(A64_SP, false, 128), LOC_CFA(true, -120),
+			   LOC_CFA(true, -128), mangled);
+		expect_both(&sec, d + 0xc, r, "a64 frame");
+		r.cfa.reg = A64_FP;
+		expect_both(&sec, d + 0x14, r, "a64 fp frame");
+		expect_both(&sec, d + 0x2f, r, "a64 fp frame");
+		expect_ok(&sec, d + 0x30, true, lr, "a64 restored");
+		lr.flags = 0;
+		expect_ok(&sec, d + 0x34, true, lr, "a64 autibsp");
+		expect_err(&sec, d + 0x38, true, -ENOENT, NULL, "a64 gap");
+		expect_ok(&sec, aarch64_v3_leaf, true, lr, "a64 leaf");
+		r = mkrule(LOC_REG(A64_SP, false, 32),
+			   LOC_REG(A64_LR, false, 0), LOC_SAME, 0);
+		expect_ok(&sec, aarch64_v3_framed + 4, true, r, "a64 framed");
+		expect_both(&sec, aarch64_v3__start + 8,
+			    outermost_rule(A64_SP, 0), "a64 _start");
+	}
+}
+
+/* Lookups cost O(log FDEs) reads, and binary search finds every function */
+static void test_many_fdes(void)
+{
+	const unsigned long a = 0x10000000UL, t = 0x40000000UL;
+	static struct sfw_fde fdes[1 << 16];
+	static struct sfw_fre fres[2];
+	struct sframe_section sec;
+	unsigned int n, i, max_reads, v = 3;
+	unsigned long reads;
+	struct sfw_sec s;
+	size_t len;
+
+	fres[0] = sfw_fre(0, false, 1, 8);
+	fres[1] = sfw_fre(1, false, 2, 16, -16);
+	for (n = 1; n <= (1 << 16); n = n * 4 + 1) {
+		v = v == 3 ? 2 : 3;
+		sfw_sec_init(&s, v, SFW_ABI_AMD64_LE, a);
+		for (i = 0; i < n; i++) {
+			/* Odd functions leave a gap after them */
+			sfw_fde_init(&fdes[i], t + 32 * i, i & 1 ? 16 : 32);
+			fdes[i].fres = fres;
+			fdes[i].nfres = 2;
+		}
+		s.fdes = fdes;
+		s.nfdes = n;
+		len = sfw_write(&s, buf, sizeof(buf));
+		CHECK(len, "many fdes: %u FDEs do not fit", n);
+		if (!len || !setup_ok(&sec, buf, len, a, t, t + 32 * n,
+				      "many fdes"))
+			continue;
+		/* floor(log2(n)) + 1 probes, and one read of the FREs */
+		for (max_reads = 1, i = n; i; i >>= 1)
+			max_reads++;
+		for (i = 0; i < n; i += 1 + i / 8) {
+			reads = test_mem_reads();
+			expect_ok(&sec, t + 32 * i, false,
+				  x86_rule(false, 8, false, 0), "many fdes");
+			reads = test_mem_reads() - reads;
+			CHECK(reads <= max_reads,
+			      "many fdes: %lu reads for %u FDEs", reads, n);
+			reads = test_mem_reads();
+			expect_ok(&sec, t + 32 * i + 15, false,
+				  x86_rule(false, 16, true, -16), "many fdes");
+			reads = test_mem_reads() - reads;
+			CHECK(reads <= max_reads,
+			      "many fdes: %lu reads for %u FDEs", reads, n);
+			if (i & 1)
+				expect_err(&sec, t + 32 * i + 16, false,
+					   -ENOENT, NULL, "many fdes gap");
+		}
+	}
+}
+
+/* Faults: the header, an FDE, FREs; the read-ahead must not fail lookups */
+static void test_faults(void)
+{
+	const unsigned long a = 0x10000UL, t = 0x20000UL;
+	struct sframe_section sec;
+	struct sfw_fre fres[2][2];
+	struct sfw_fde fdes[2];
+	struct sfw_sec s;
+	size_t len;
+	int ret;
+
+	sfw_sec_init(&s, 3, SFW_ABI_AMD64_LE, a);
+	sfw_fde_init(&fdes[0], t, 0x10);
+	sfw_fde_init(&fdes[1], t + 0x10, 0x10);
+	fres[0][0] = sfw_fre(0, false, 1, 8);
+	fres[0][1] = sfw_fre(1, false, 2, 16, -16);
+	fres[1][0] = sfw_fre(0, false, 1, 8);
+	fres[1][1] = sfw_fre(4, false, 2, 32, -16);
+	fdes[0].fres = fres[0];
+	fdes[0].nfres = 2;
+	fdes[1].fres = fres[1];
+	fdes[1].nfres = 2;
+	s.fdes = fdes;
+	s.nfdes = 2;
+	len = sfw_write(&s, buf, sizeof(buf));
+
+	/* Nothing mapped: the header faults */
+	test_mem_reset();
+	test_mem_set_window(a, a + len);
+	ret = sframe_section_init(&sec, a, a + len, t, t + 0x20);
+	CHECK(ret == -EFAULT, "fault: unmapped header: %s", err_str(ret));
+	/* The header's last byte unmapped */
+	test_mem_reset();
+	test_mem_map(a, buf, 27);
+	test_mem_map(a + 28, buf + 28, len - 28);
+	test_mem_set_window(a, a + len);
+	ret = sframe_section_init(&sec, a, a + len, t, t + 0x20);
+	CHECK(ret == -EFAULT, "fault: header byte 27: %s", err_str(ret));
+
+	/* Second FDE unmapped: the first function can still be found */
+	test_mem_reset();
+	test_mem_map(a, buf, fdes[1].off);
+	test_mem_map(a + fdes[1].off + 16, buf + fdes[1].off + 16,
+		     len - fdes[1].off - 16);
+	test_mem_set_window(a, a + len);
+	ret = sframe_section_init(&sec, a, a + len, t, t + 0x20);
+	CHECK(ret == 0, "fault: FDE 1 unmapped: setup %s", err_str(ret));
+	expect_err(&sec, t + 0x10, true, -EFAULT, NULL, "fault FDE 1");
+	/* The binary search probes FDE 1 first */
+	expect_err(&sec, t, true, -EFAULT, NULL, "fault FDE 1 probe");
+
+	/* Second function's FREs unmapped: the read-ahead of the first
+	 * function's FREs hits the hole, and must not fail its lookups.
+	 */
+	test_mem_reset();
+	test_mem_map(a, buf, fdes[1].attr_off);
+	test_mem_set_window(a, a + len);
+	ret = sframe_section_init(&sec, a, a + len, t, t + 0x20);
+	CHECK(ret == 0, "fault: FREs 1 unmapped: setup %s", err_str(ret));
+	expect_ok(&sec, t + 1, false, x86_rule(false, 16, true, -16),
+		  "fault read-ahead");
+	expect_err(&sec, t + 0x10, true, -EFAULT, NULL, "fault FREs 1");
+	/* Only the data word of function 1's last FRE unmapped: the FRE
+	 * before it needs the start of that FRE, not its word.
+	 */
+	test_mem_reset();
+	test_mem_map(a, buf, fres[1][1].off + 2);
+	test_mem_set_window(a, a + len);
+	ret = sframe_section_init(&sec, a, a + len, t, t + 0x20);
+	CHECK(ret == 0, "fault: last word unmapped: setup %s", err_str(ret));
+	expect_ok(&sec, t + 0x13, false, x86_rule(false, 8, false, 0),
+		  "fault last FRE");
+	expect_err(&sec, t + 0x14, false, -EFAULT, NULL, "fault last FRE");
+}
+
+static void add32(uint8_t *p, int32_t delta)
+{
+	uint32_t v = p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+
+	v += delta;
+	p[0] = v;
+	p[1] = v >> 8;
+	p[2] = v >> 16;
+	p[3] = v >> 24;
+}
+
+/* The section changes after setup: each read is checked anew */
+static void test_changes(void)
+{
+	const unsigned long a = 0x10000UL, t = 0x20000UL;
+	struct sframe_section sec;
+	struct sfw_fre fres[3][2];
+	struct sfw_fde fdes[3];
+	struct sfw_sec s;
+	unsigned int i;
+	size_t len;
+
+	sfw_sec_init(&s, 2, SFW_ABI_AMD64_LE, a);
+	for (i = 0; i < 3; i++) {
+		sfw_fde_init(&fdes[i], t + 0x10 * i, 0x10);
+		fres[i][0] = sfw_fre(0, false, 1, 8);
+		fres[i][1] = sfw_fre(4, false, 2, 16, -16);
+		fdes[i].fres = fres[i];
+		fdes[i].nfres = 2;
+	}
+	s.fdes = fdes;
+	s.nfdes = 3;
+	len = sfw_write(&s, buf, sizeof(buf));
+	if (!setup_ok(&sec, buf, len, a, t, t + 0x100, "changes"))
+		return;
+	/* The header is read once: a new FDE count changes nothing. */
+	buf[8] = 0xff;
+	expect_both(&sec, t + 0x25, x86_rule(false, 16, true, -16),
+		    "changed header");
+	/* FDE 1, probed first, now starts after FDE 2, which is probed next */
+	add32(buf + fdes[1].off, 0x18);
+	expect_err(&sec, t + 0x2f, true, -EBADMSG, "FDEs not sorted",
+		   "changed FDE order");
+	/* Not seen by the probes of this lookup */
+	expect_both(&sec, t + 0x5, x86_rule(false, 16, true, -16),
+		    "changed FDE order");
+	add32(buf + fdes[1].off, -0x18);
+	/* FDE 1 now starts before the text */
+	add32(buf + fdes[1].off, -0x11);
+	expect_err(&sec, t, true, -EBADMSG, "FDE outside the text range",
+		   "changed FDE start");
+	add32(buf + fdes[1].off, 0x11);
+	/* FDE 2 now ends after the text */
+	add32(buf + fdes[2].off + 4, 0xd1);
+	expect_err(&sec, t + 0x25, true, -EBADMSG,
+		   "FDE outside the text range", "changed FDE size");
+	add32(buf + fdes[2].off + 4, -0xd1);
+	/* FRE starts out of order */
+	buf[fres[2][1].off] = 0x11;
+	expect_err(&sec, t + 0x25, true, -EBADMSG,
+		   "FRE start past the function", "changed FRE start");
+	buf[fres[2][0].off] = 0x5;
+	buf[fres[2][1].off] = 0x4;
+	expect_err(&sec, t + 0x25, true, -EBADMSG, "FRE starts not in order",
+		   "changed FRE order");
+	/* Not seen: the scan stops at the first FRE */
+	expect_err(&sec, t + 0x23, true, -ENOENT, NULL, "changed FRE order");
+	buf[fres[2][0].off] = 0;
+	expect_both(&sec, t + 0x25, x86_rule(false, 16, true, -16),
+		    "changed back");
+}
+
+/* Header checks (the corpus test covers them systematically) */
+static void test_header(void)
+{
+	const unsigned long a = 0x10000UL, t = 0x20000UL;
+	struct sframe_section sec;
+	struct sfw_fre fre;
+	struct sfw_fde fde;
+	struct sfw_sec s;
+	size_t len;
+	int ret;
+
+	sfw_sec_init(&s, 3, SFW_ABI_AARCH64_LE, a);
+	sfw_fde_init(&fde, t, 0x10);
+	fre = sfw_fre(0, false, 1, 0);
+	fde.fres = &fre;
+	fde.nfres = 1;
+	s.fdes = &fde;
+	s.nfdes = 1;
+	len = sfw_write(&s, buf, sizeof(buf));
+
+	ret = setup(&sec, buf, len, a, t, t);
+	CHECK(ret == -EINVAL, "empty text: %s", err_str(ret));
+	ret = setup(&sec, buf, len, a, t + 1, t);
+	CHECK(ret == -EINVAL, "wrapping text: %s", err_str(ret));
+	test_mem_reset();
+	ret = sframe_section_init(&sec, a, a, t, t + 0x10);
+	CHECK(ret == -EINVAL, "empty sframe: %s", err_str(ret));
+	ret = sframe_section_init(&sec, ~0UL - 4, 4, t, t + 0x10);
+	CHECK(ret == -EINVAL, "wrapping sframe: %s", err_str(ret));
+
+	/* The kernel accepts only its own ABI */
+	test_mem_reset();
+	test_set_abi(SFW_ABI_AMD64_LE);
+	test_mem_map(a, buf, len);
+	ret = sframe_section_init(&sec, a, a + len, t, t + 0x10);
+	CHECK(ret == -ENOEXEC && !strcmp(test_last_reject(),
+					 "unsupported ABI"),
+	      "aarch64 on x86: %s", err_str(ret));
+	test_set_abi(SFW_ABI_AARCH64_LE);
+	ret = sframe_section_init(&sec, a, a + len, t, t + 0x10);
+	CHECK(ret == 0, "aarch64 on arm64: %s", err_str(ret));
+	s.abi = SFW_ABI_AMD64_LE;
+	len = sfw_write(&s, buf, sizeof(buf));
+	ret = sframe_section_init(&sec, a, a + len, t, t + 0x10);
+	CHECK(ret == -ENOEXEC, "x86 on arm64: %s", err_str(ret));
+	test_set_abi(0);
+	ret = sframe_section_init(&sec, a, a + len, t, t + 0x10);
+	CHECK(ret == -ENOEXEC && !strcmp(test_last_reject(),
+					 "bad fixed RA offset for the ABI"),
+	      "x86 without fixed RA: %s", err_str(ret));
+	s.fixed_ra = -8;
+	len = sfw_write(&s, buf, sizeof(buf));
+	ret = sframe_section_init(&sec, a, a + len, t, t + 0x10);
+	CHECK(ret == 0, "x86: %s", err_str(ret));
+	s.abi = SFW_ABI_AARCH64_LE;
+	len = sfw_write(&s, buf, sizeof(buf));
+	ret = sframe_section_init(&sec, a, a + len, t, t + 0x10);
+	CHECK(ret == -ENOEXEC, "aarch64 with fixed RA: %s", err_str(ret));
+
+	/* An empty section (no FDEs) is valid and covers nothing */
+	s.fixed_ra = 0;
+	s.nfdes = 0;
+	len = sfw_write(&s, buf, sizeof(buf));
+	if (setup_ok(&sec, buf, len, a, t, t + 0x10, "no FDEs"))
+		expect_err(&sec, t, true, -ENOENT, NULL, "no FDEs");
+	/* V2 may have the (meaningless) frame pointer flag */
+	s.nfdes = 1;
+	s.version = 2;
+	s.flags |= SFW_F_FRAME_POINTER;
+	len = sfw_write(&s, buf, sizeof(buf));
+	if (setup_ok(&sec, buf, len, a, t, t + 0x10, "v2 FP flag"))
+		expect_ok(&sec, t, true,
+			  mkrule(LOC_REG(A64_SP, false, 0),
+				 LOC_REG(A64_LR, false, 0), LOC_SAME, 0),
+			  "v2 FP flag");
+	s.version = 3;
+	len = sfw_write(&s, buf, sizeof(buf));
+	ret = setup(&sec, buf, len, a, t, t + 0x10);
+	CHECK(ret == -ENOEXEC, "v3 FP flag: %s", err_str(ret));
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "--seeds"))
+		seed_dir = argv[2];
+
+	test_v3_example();
+	test_layouts();
+	test_addr2_aux();
+	test_pcmask();
+	test_outermost();
+	test_signal();
+	test_aarch64();
+	test_fixed_fp();
+	test_flex();
+	test_real();
+	test_many_fdes();
+	test_faults();
+	test_changes();
+	test_header();
+	return finish("unit");
+}
