@@ -1,0 +1,1130 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Malformed-section corpus: cases generated systematically from valid
+ * sections (every header field, truncation at every length, a fault at
+ * every byte, every byte flipped, every value of the FDE and FRE info bytes,
+ * counts, offsets, unsorted, overlapping and out-of-text FDEs, FRE starts
+ * out of order or past the function, ...).  Each case checks the decoder's
+ * outcome, errno and reason, at setup and at lookups all over the text:
+ *
+ * - against an explicit expectation where the category has a simple one
+ *   (truncation at length L fails with the reason of the part L cuts);
+ * - against ref_init() and ref_lookup() below: the decoder's contract
+ *   written a second time, as a plain byte-level reference (section offsets
+ *   instead of user addresses, no read-ahead, 128-bit arithmetic);
+ * - and, for the unmodified sections, against rules written by hand.
+ *
+ * The reads of the decoder are confined to the section by the harness's
+ * window, and the whole program runs under ASan and UBSan.
+ *
+ * corpus [--seeds DIR]: with --seeds, write the base sections as fuzz seeds.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "sfw.h"
+
+#define SEC_ADDR	0x600000UL
+#define TEXT		0x400000UL
+#define MAX_IPS		128
+#define MAX_LEN		4096
+
+static unsigned long nr_cases, nr_lookups;
+
+/* The reference: the decoder's contract over a byte buffer */
+struct ref {
+	const uint8_t	*b;
+	uint64_t	len;		/* section bytes */
+	uint64_t	addr;		/* where they are mapped */
+	uint64_t	ts, te;		/* text range */
+	uint64_t	hole_lo;	/* unmapped section offsets [lo, hi) */
+	uint64_t	hole_hi;
+	unsigned int	abi_mode;	/* test_set_abi() */
+	/* from the header */
+	unsigned int	version, flags, abi;
+	int		fixed_fp, fixed_ra;
+	uint64_t	fdes, fres, fres_end;	/* section offsets */
+	uint32_t	nfdes;
+};
+
+static uint64_t le(const uint8_t *p, unsigned int n)
+{
+	uint64_t v = 0;
+
+	while (n--)
+		v = v << 8 | p[n];
+	return v;
+}
+
+static int sext(uint64_t v, unsigned int bytes)
+{
+	if (bytes == 1)
+		return (int8_t)v;
+	if (bytes == 2)
+		return (int16_t)v;
+	return (int32_t)v;
+}
+
+/* Bytes the lookup cannot do without: a fault there is -EFAULT */
+static bool faults(const struct ref *r, uint64_t off, uint64_t n)
+{
+	return off < r->hole_hi && r->hole_lo < off + n;
+}
+
+#define FAIL(err, reason) do { *why = (reason); return (err); } while (0)
+
+static int ref_init(struct ref *r, const char **why)
+{
+	const uint8_t *h = r->b;
+	uint64_t hdr, fdes_end, fre_len, min;
+	unsigned int esz;
+
+	*why = NULL;
+	if (!r->len)
+		FAIL(-EINVAL, "empty or wrapping .sframe range");
+	if (r->te <= r->ts)
+		FAIL(-EINVAL, "empty or wrapping text range");
+	if (r->len < 28)
+		FAIL(-ENOEXEC, "section shorter than its header");
+	if (faults(r, 0, 28))
+		return -EFAULT;
+	if (le(h, 2) != 0xdee2)
+		FAIL(-ENOEXEC, "bad magic");
+	r->version = h[2];
+	if (r->version != 2 && r->version != 3)
+		FAIL(-ENOEXEC, "unsupported version");
+	r->flags = h[3];
+	if (r->flags & ~(r->version == 2 ? 7u : 5u))
+		FAIL(-ENOEXEC, "unknown header flags");
+	if (!(r->flags & 1))
+		FAIL(-ENOEXEC, "FDEs not sorted");
+	r->abi = h[4];
+	if (r->abi_mode ? r->abi != r->abi_mode : r->abi != 2 && r->abi != 3)
+		FAIL(-ENOEXEC, "unsupported ABI");
+	r->fixed_fp = (int8_t)h[5];
+	r->fixed_ra = (int8_t)h[6];
+	if ((r->abi == 3) != (r->fixed_ra != 0))
+		FAIL(-ENOEXEC, "bad fixed RA offset for the ABI");
+	hdr = 28 + h[7];
+	if (hdr > r->len)
+		FAIL(-ENOEXEC, "auxiliary header past the section end");
+	r->nfdes = le(h + 8, 4);
+	esz = r->version == 2 ? 20 : 16;
+	r->fdes = hdr + le(h + 20, 4);
+	fdes_end = r->fdes + (uint64_t)r->nfdes * esz;
+	if (fdes_end > r->len)
+		FAIL(-ENOEXEC, "FDE sub-section out of bounds");
+	fre_len = le(h + 16, 4);
+	r->fres = hdr + le(h + 24, 4);
+	r->fres_end = r->fres + fre_len;
+	if (r->fres_end > r->len)
+		FAIL(-ENOEXEC, "FRE sub-section out of bounds");
+	if (r->fdes < r->fres_end && r->fres < fdes_end)
+		FAIL(-ENOEXEC, "FDE and FRE sub-sections overlap");
+	min = le(h + 12, 4) * 2 + (r->version == 3 ? r->nfdes * 5ull : 0);
+	if (fre_len < min)
+		FAIL(-ENOEXEC, "FRE sub-section too short for its counts");
+	return 0;
+}
+
+struct ref_fde {
+	__int128	start;
+	uint64_t	size, fre_off, num_fres;
+	unsigned int	info, info2, rep;
+};
+
+static int ref_fde(const struct ref *r, uint32_t i, struct ref_fde *f,
+		   const char **why)
+{
+	uint64_t off = r->fdes + (uint64_t)i * (r->version == 2 ? 20 : 16);
+	const uint8_t *p = r->b + off;
+	__int128 base;
+
+	if (faults(r, off, r->version == 2 ? 20 : 16))
+		return -EFAULT;
+	base = r->flags & 4 ? r->addr + off : r->addr;
+	if (r->version == 2) {
+		f->start = base + (int32_t)le(p, 4);
+		f->num_fres = le(p + 12, 4);
+		f->info = p[16];
+		f->rep = p[17];
+		f->info2 = 0;
+	} else {
+		f->start = base + (int64_t)le(p, 8);
+	}
+	f->size = le(p + (r->version == 2 ? 4 : 8), 4);
+	f->fre_off = le(p + (r->version == 2 ? 8 : 12), 4);
+	if (f->start < r->ts || f->start + f->size > r->te)
+		FAIL(-EBADMSG, "FDE outside the text range");
+	return 0;
+}
+
+static struct sframe_loc loc(uint8_t kind, uint8_t reg, bool deref, int off)
+{
+	struct sframe_loc l = { kind, reg, deref, off };
+
+	return l;
+}
+
+/* A flex rule from a control word; 1 if padding/absent */
+static int ref_flex(unsigned int ctrl, int off, unsigned int max,
+		    struct sframe_loc *l, const char **why)
+{
+	if (ctrl & 4)
+		FAIL(-EOPNOTSUPP, "unknown flex control bits");
+	if (!(ctrl & 1)) {
+		*l = loc(SFRAME_LOC_CFA, 0, ctrl & 2, off);
+		return 0;
+	}
+	if ((ctrl >> 3) > max)
+		FAIL(-EOPNOTSUPP, "unsupported flex register");
+	*l = loc(SFRAME_LOC_REG, ctrl >> 3, ctrl & 2, off);
+	return 0;
+}
+
+static int ref_lookup(const struct ref *r, uint64_t ip, bool top,
+		      struct sframe_rule *rule, const char **why)
+{
+	const bool x86 = r->abi == 3;
+	const unsigned int sp = x86 ? 7 : 31, fp = x86 ? 6 : 29;
+	const unsigned int max_reg = x86 ? 15 : 31;
+	uint64_t lo = 0, hi = r->nfdes, off, pc, prev = 0, match = 0;
+	__int128 lo_start = 0, hi_start = ~0ULL;
+	unsigned int ssz, info = 0, n, ws, i;
+	struct ref_fde f = { 0 }, p;
+	uint64_t w[16];
+	bool found = false;
+	int ret;
+
+	*why = NULL;
+	if (ip < r->ts || ip >= r->te)
+		return -ENOENT;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		ret = ref_fde(r, mid, &p, why);
+		if (ret)
+			return ret;
+		if (p.start < lo_start || p.start > hi_start)
+			FAIL(-EBADMSG, "FDEs not sorted");
+		if (p.start <= ip) {
+			f = p;
+			found = true;
+			lo_start = p.start;
+			lo = mid + 1;
+		} else {
+			hi_start = p.start;
+			hi = mid;
+		}
+	}
+	if (!found || ip - (uint64_t)f.start >= f.size)
+		return -ENOENT;
+
+	off = r->fres + f.fre_off;
+	if (r->version == 3) {
+		if (off + 5 > r->fres_end)
+			FAIL(-EBADMSG, "read past the FRE sub-section");
+		if (faults(r, off, 5))
+			return -EFAULT;
+		f.num_fres = le(r->b + off, 2);
+		f.info = r->b[off + 2];
+		f.info2 = r->b[off + 3];
+		f.rep = r->b[off + 4];
+		off += 5;
+	}
+	if ((f.info & 0xf) > 2)
+		FAIL(-EBADMSG, "bad FRE type");
+	ssz = 1 << (f.info & 0xf);
+	pc = ip - (uint64_t)f.start;
+	if (f.info & 0x10) {
+		if (!f.rep)
+			FAIL(-EBADMSG, "PCMASK FDE with rep_size 0");
+		pc %= f.rep;
+	}
+	if ((f.info2 & 0x1f) > 1)
+		FAIL(-EOPNOTSUPP, "unknown FDE type");
+
+	found = false;
+	for (i = 0; i < f.num_fres; i++) {
+		uint64_t start, fi;
+
+		if (off + ssz + 1 > r->fres_end)
+			FAIL(-EBADMSG, "read past the FRE sub-section");
+		if (faults(r, off, ssz + 1))
+			return -EFAULT;
+		start = le(r->b + off, ssz);
+		fi = r->b[off + ssz];
+		if (((fi >> 5) & 3) == 3)
+			FAIL(-EBADMSG, "bad data word size");
+		n = (fi >> 1) & 0xf;
+		ws = 1 << ((fi >> 5) & 3);
+		if (off + ssz + 1 + n * ws > r->fres_end)
+			FAIL(-EBADMSG, "read past the FRE sub-section");
+		if (start < prev)
+			FAIL(-EBADMSG, "FRE starts not in order");
+		if (start > f.size)
+			FAIL(-EBADMSG, "FRE start past the function");
+		if (start > pc)
+			break;
+		prev = start;
+		found = true;
+		match = off;
+		info = fi;
+		off += ssz + 1 + n * ws;
+	}
+	if (!found)
+		return -ENOENT;
+	n = (info >> 1) & 0xf;
+	ws = 1 << ((info >> 5) & 3);
+	if (n && faults(r, match + ssz + 1, n * ws))
+		return -EFAULT;
+	for (i = 0; i < n; i++)
+		w[i] = le(r->b + match + ssz + 1 + i * ws, ws);
+
+	memset(rule, 0, sizeof(*rule));
+	if (r->version == 3 && (f.info & 0x80))
+		rule->flags |= SFRAME_RULE_SIGNAL;
+	if (!x86 && (info & 0x80))
+		rule->flags |= SFRAME_RULE_RA_MANGLED |
+			       (f.info & 0x20 ? SFRAME_RULE_PAUTH_KEY_B : 0);
+	if (!n) {
+		rule->flags |= SFRAME_RULE_OUTERMOST;
+		rule->cfa = loc(SFRAME_LOC_REG, sp, false, 0);
+		rule->ra = loc(SFRAME_LOC_UNDEFINED, 0, false, 0);
+		rule->fp = loc(SFRAME_LOC_SAME, 0, false, 0);
+		return 0;
+	}
+	/* What absent words mean */
+	rule->ra = r->fixed_ra ? loc(SFRAME_LOC_CFA, 0, true, r->fixed_ra) :
+				 loc(SFRAME_LOC_REG, 30, false, 0);
+	rule->fp = r->fixed_fp ? loc(SFRAME_LOC_CFA, 0, true, r->fixed_fp) :
+				 loc(SFRAME_LOC_SAME, 0, false, 0);
+	if ((f.info2 & 0x1f) == 0) {
+		i = 1;
+		if (n > 1u + !r->fixed_ra + !r->fixed_fp)
+			FAIL(-EBADMSG, "too many data words");
+		rule->cfa = loc(SFRAME_LOC_REG, info & 1 ? sp : fp, false,
+				sext(w[0], ws));
+		if (!r->fixed_ra && n > i)
+			rule->ra = loc(SFRAME_LOC_CFA, 0, true,
+				       sext(w[i++], ws));
+		if (!r->fixed_fp && n > i)
+			rule->fp = loc(SFRAME_LOC_CFA, 0, true, sext(w[i], ws));
+	} else {
+		struct sframe_loc *dst[2] = { &rule->ra, &rule->fp };
+		unsigned int k;
+
+		if (n < 2)
+			FAIL(-EBADMSG, "truncated flex rule");
+		if (!(w[0] & 1))
+			FAIL(-EBADMSG, "flex CFA rule not register-based");
+		ret = ref_flex(w[0], sext(w[1], ws), max_reg, &rule->cfa, why);
+		if (ret)
+			return ret;
+		for (i = 2, k = 0; k < 2 && i < n; k++) {
+			if (!w[i]) {
+				i++;
+				continue;
+			}
+			if (i + 1 >= n)
+				FAIL(-EBADMSG, "truncated flex rule");
+			ret = ref_flex(w[i], sext(w[i + 1], ws), max_reg,
+				       dst[k], why);
+			if (ret)
+				return ret;
+			i += 2;
+			if (k == 0 && !rule->ra.deref &&
+			    (rule->ra.kind == SFRAME_LOC_CFA ||
+			     rule->ra.reg == sp || rule->ra.reg == fp))
+				FAIL(-EOPNOTSUPP, "RA rule is a stack address");
+		}
+		if (i != n)
+			FAIL(-EBADMSG, "too many data words");
+	}
+	if (!top) {
+		const struct sframe_loc *l[3] = { &rule->cfa, &rule->ra,
+						  &rule->fp };
+
+		for (i = 0; i < 3; i++)
+			if (l[i]->kind == SFRAME_LOC_REG && l[i]->reg != sp &&
+			    l[i]->reg != fp)
+				FAIL(-EOPNOTSUPP,
+				     "register rule in a non-topmost frame");
+	}
+	return 0;
+}
+
+/* The sections the cases derive from */
+struct base {
+	const char	*name;
+	struct sfw_sec	s;
+	struct sfw_fde	fdes[8];
+	struct sfw_fre	fres[8][6];
+	uint64_t	ts, te;
+	/* Hand-written rules: the FRE rule of @fres[i][j] */
+	struct sframe_rule rules[8][6];
+	bool		outermost[8][6];
+	uint8_t		buf[MAX_LEN];
+	size_t		len;
+};
+
+static struct base bases[8];
+static unsigned int nr_bases;
+
+static struct base *new_base(const char *name, unsigned int version,
+			     unsigned int abi, uint64_t ts, uint64_t te)
+{
+	struct base *b = &bases[nr_bases++];
+
+	memset(b, 0, sizeof(*b));
+	b->name = name;
+	sfw_sec_init(&b->s, version, abi, SEC_ADDR);
+	b->s.fdes = b->fdes;
+	b->ts = ts;
+	b->te = te;
+	return b;
+}
+
+static struct sfw_fde *add_fde(struct base *b, uint64_t start, uint32_t size)
+{
+	struct sfw_fde *f = &b->fdes[b->s.nfdes];
+
+	sfw_fde_init(f, start, size);
+	f->fres = b->fres[b->s.nfdes];
+	b->s.nfdes++;
+	return f;
+}
+
+static void add_fre(struct base *b, struct sfw_fre fre, struct sframe_rule r)
+{
+	struct sfw_fde *f = &b->fdes[b->s.nfdes - 1];
+
+	b->rules[b->s.nfdes - 1][f->nfres] = r;
+	f->fres[f->nfres++] = fre;
+}
+
+static void make_bases(void)
+{
+	struct sframe_rule a64_lr = mkrule(LOC_REG(A64_SP, false, 0),
+					   LOC_REG(A64_LR, false, 0),
+					   LOC_SAME, 0);
+	struct sframe_rule r;
+	struct sfw_fre fre;
+	struct sfw_fde *f;
+	struct base *b;
+	unsigned int i;
+
+	/* x86-64 V3: FP-based CFA, outermost row, 2-byte words */
+	b = new_base("x86-v3", 3, SFW_ABI_AMD64_LE, TEXT, TEXT + 0x80);
+	add_fde(b, TEXT, 0x20);
+	add_fre(b, sfw_fre(0, false, 1, 8), x86_rule(false, 8, false, 0));
+	add_fre(b, sfw_fre(1, false, 2, 16, -16),
+		x86_rule(false, 16, true, -16));
+	add_fre(b, sfw_fre(4, true, 2, 16, -16), x86_rule(true, 16, true, -16));
+	add_fde(b, TEXT + 0x30, 0x10);
+	add_fre(b, sfw_fre(0, false, 1, 8), x86_rule(false, 8, false, 0));
+	add_fre(b, sfw_fre(3, false, 0), outermost_rule(X86_RSP, 0));
+	add_fde(b, TEXT + 0x50, 0x30);
+	add_fre(b, sfw_fre(0, false, 1, 8), x86_rule(false, 8, false, 0));
+	add_fre(b, sfw_fre(0x10, false, 1, 0x1000),
+		x86_rule(false, 0x1000, false, 0));
+
+	/* x86-64 V2 without PCREL, an aux header, a PCMASK PLT */
+	b = new_base("x86-v2", 2, SFW_ABI_AMD64_LE, TEXT, TEXT + 0x80);
+	b->s.flags = SFW_F_SORTED;
+	b->s.auxhdr_len = 4;
+	add_fde(b, TEXT, 0x20);
+	add_fre(b, sfw_fre(0, false, 1, 8), x86_rule(false, 8, false, 0));
+	add_fre(b, sfw_fre(1, false, 2, 16, -16),
+		x86_rule(false, 16, true, -16));
+	add_fre(b, sfw_fre(4, true, 2, 16, -16), x86_rule(true, 16, true, -16));
+	add_fde(b, TEXT + 0x30, 0x10);
+	add_fre(b, sfw_fre(0, false, 1, 8), x86_rule(false, 8, false, 0));
+	add_fre(b, sfw_fre(3, false, 0), outermost_rule(X86_RSP, 0));
+	f = add_fde(b, TEXT + 0x50, 0x30);
+	f->pcmask = true;
+	f->rep_size = 16;
+	add_fre(b, sfw_fre(0, false, 1, 8), x86_rule(false, 8, false, 0));
+	add_fre(b, sfw_fre(11, false, 1, 16), x86_rule(false, 16, false, 0));
+
+	/* AArch64 V3: RA in LR, PAC with key B, a saved frame record */
+	b = new_base("a64-v3", 3, SFW_ABI_AARCH64_LE, TEXT, TEXT + 0x50);
+	f = add_fde(b, TEXT, 0x40);
+	f->key_b = true;
+	add_fre(b, sfw_fre(0, false, 1, 0), a64_lr);
+	fre = sfw_fre(4, false, 1, 0);
+	fre.mangled = true;
+	r = a64_lr;
+	r.flags = SFRAME_RULE_RA_MANGLED | SFRAME_RULE_PAUTH_KEY_B;
+	add_fre(b, fre, r);
+	fre = sfw_fre(8, false, 3, 64, -56, -64);
+	fre.mangled = true;
+	r = mkrule(LOC_REG(A64_SP, false, 64), LOC_CFA(true, -56),
+		   LOC_CFA(true, -64),
+		   SFRAME_RULE_RA_MANGLED | SFRAME_RULE_PAUTH_KEY_B);
+	add_fre(b, fre, r);
+	r = mkrule(LOC_REG(A64_FP, false, 64), LOC_CFA(true, -56),
+		   LOC_CFA(true, -64), 0);
+	add_fre(b, sfw_fre(0x30, true, 3, 64, -56, -64), r);
+	add_fde(b, TEXT + 0x40, 0x8);
+	add_fre(b, sfw_fre(0, false, 1, 0), a64_lr);
+
+	/* AArch64 V2 with PCREL: RA-only rows */
+	b = new_base("a64-v2", 2, SFW_ABI_AARCH64_LE, TEXT, TEXT + 0x30);
+	add_fde(b, TEXT, 0x20);
+	add_fre(b, sfw_fre(0, false, 1, 0), a64_lr);
+	add_fre(b, sfw_fre(8, false, 3, 32, -8, -16),
+		mkrule(LOC_REG(A64_SP, false, 32), LOC_CFA(true, -8),
+		       LOC_CFA(true, -16), 0));
+	add_fde(b, TEXT + 0x20, 0x10);
+	add_fre(b, sfw_fre(0, true, 2, 16, -8),
+		mkrule(LOC_REG(A64_FP, false, 16), LOC_CFA(true, -8),
+		       LOC_SAME, 0));
+
+	/* x86-64 V3 flex: DRAP rows */
+	b = new_base("x86-flex", 3, SFW_ABI_AMD64_LE, TEXT, TEXT + 0x40);
+	f = add_fde(b, TEXT, 0x40);
+	f->flex = true;
+	add_fre(b, sfw_fre(0, false, 2, SFW_CTRL(7, 0, 1), 8),
+		x86_rule(false, 8, false, 0));
+	add_fre(b, sfw_fre(5, false, 2, SFW_CTRL(10, 0, 1), 0),
+		mkrule(LOC_REG(10, false, 0), LOC_CFA(true, -8), LOC_SAME, 0));
+	add_fre(b, sfw_fre(0x1e, false, 5, SFW_CTRL(6, 1, 1), -8, 0,
+			   SFW_CTRL(6, 1, 1), 0),
+		mkrule(LOC_REG(X86_RBP, true, -8), LOC_CFA(true, -8),
+		       LOC_REG(X86_RBP, true, 0), 0));
+
+	/* Seven functions, for the binary search */
+	for (i = 2; i <= 3; i++) {
+		unsigned int k;
+
+		b = new_base(i == 2 ? "x86-7-v2" : "x86-7-v3", i,
+			     SFW_ABI_AMD64_LE, TEXT, TEXT + 0x100);
+		for (k = 0; k < 7; k++) {
+			add_fde(b, TEXT + 0x20 * k + (k & 1) * 8, 0x10 + k);
+			add_fre(b, sfw_fre(0, false, 1, 8),
+				x86_rule(false, 8, false, 0));
+			add_fre(b, sfw_fre(1 + k, false, 2, 16 + 8 * k, -16),
+				x86_rule(false, 16 + 8 * k, true, -16));
+		}
+	}
+
+	for (i = 0; i < nr_bases; i++) {
+		b = &bases[i];
+		b->len = sfw_write(&b->s, b->buf, sizeof(b->buf));
+		if (!b->len)
+			abort();
+	}
+}
+
+/* Every address where a rule may change, and around the text */
+static unsigned int collect_ips(const struct base *b, uint64_t *ips)
+{
+	unsigned int n = 0, i, j;
+
+	ips[n++] = b->ts - 1;
+	ips[n++] = b->ts;
+	ips[n++] = b->te - 1;
+	ips[n++] = b->te;
+	for (i = 0; i < b->s.nfdes; i++) {
+		const struct sfw_fde *f = &b->fdes[i];
+
+		ips[n++] = f->start - 1;
+		ips[n++] = f->start + f->size - 1;
+		ips[n++] = f->start + f->size;
+		for (j = 0; j < f->nfres && n + 2 <= MAX_IPS; j++) {
+			ips[n++] = f->start + f->fres[j].start;
+			ips[n++] = f->start + f->fres[j].start + 1;
+		}
+	}
+	return n;
+}
+
+/* A case: a section, its setup expectation if known, and lookups */
+struct mcase {
+	const struct base *b;
+	const uint8_t	*bytes;
+	uint64_t	len;
+	uint64_t	ts, te;
+	uint64_t	hole_lo, hole_hi;
+	unsigned int	abi_mode;
+	bool		exp_known;	/* check init against exp_* too */
+	int		exp_ret;
+	const char	*exp_why;
+};
+
+static bool str_eq(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static void run_case(const char *cat, unsigned long idx,
+		     const struct mcase *c)
+{
+	struct ref r = {
+		.b = c->bytes, .len = c->len, .addr = SEC_ADDR,
+		.ts = c->ts, .te = c->te, .hole_lo = c->hole_lo,
+		.hole_hi = c->hole_hi, .abi_mode = c->abi_mode,
+	};
+	struct sframe_rule got, want;
+	struct sframe_section sec;
+	uint64_t ips[MAX_IPS];
+	const char *why;
+	unsigned int n, i, top;
+	char b1[160], b2[160];
+	int ret, exp;
+
+	nr_cases++;
+	test_mem_reset();
+	test_set_abi(c->abi_mode);
+	if (c->hole_lo > 0)
+		test_mem_map(SEC_ADDR, c->bytes,
+			     c->hole_lo < c->len ? c->hole_lo : c->len);
+	if (c->hole_hi < c->len)
+		test_mem_map(SEC_ADDR + c->hole_hi, c->bytes + c->hole_hi,
+			     c->len - c->hole_hi);
+	test_mem_set_window(SEC_ADDR, SEC_ADDR + c->len);
+
+	exp = ref_init(&r, &why);
+	if (c->exp_known)
+		CHECK(exp == c->exp_ret && str_eq(why, c->exp_why),
+		      "%s %lu (%s): the reference says %s \"%s\", the case %s \"%s\"",
+		      cat, idx, c->b->name, err_str(exp), why ?: "",
+		      err_str(c->exp_ret), c->exp_why ?: "");
+	ret = sframe_section_init(&sec, SEC_ADDR, SEC_ADDR + c->len, c->ts,
+				  c->te);
+	CHECK(ret == exp && str_eq(test_last_reject(), why),
+	      "%s %lu (%s): setup %s \"%s\", want %s \"%s\"", cat, idx,
+	      c->b->name, err_str(ret), test_last_reject() ?: "",
+	      err_str(exp), why ?: "");
+	if (ret || exp)
+		return;
+
+	n = collect_ips(c->b, ips);
+	for (i = 0; i < n; i++) {
+		for (top = 0; top < 2; top++) {
+			nr_lookups++;
+			exp = ref_lookup(&r, ips[i], top, &want, &why);
+			test_reject_clear();
+			memset(&got, 0x5a, sizeof(got));
+			ret = sframe_find_rule(&sec, ips[i], top, &got);
+			CHECK(ret == exp && str_eq(test_last_reject(), why) &&
+			      (ret || rule_eq(&got, &want)),
+			      "%s %lu (%s): ip %+ld%s: %s \"%s\" %s, want %s \"%s\" %s",
+			      cat, idx, c->b->name, (long)(ips[i] - c->ts),
+			      top ? " top" : "", err_str(ret),
+			      test_last_reject() ?: "",
+			      ret ? "" : rule_str(&got, b1, sizeof(b1)),
+			      err_str(exp), why ?: "",
+			      exp ? "" : rule_str(&want, b2, sizeof(b2)));
+		}
+	}
+}
+
+static struct mcase base_case(const struct base *b, const uint8_t *bytes)
+{
+	struct mcase c = {
+		.b = b, .bytes = bytes, .len = b->len, .ts = b->ts,
+		.te = b->te, .hole_lo = ~0ULL, .hole_hi = ~0ULL,
+	};
+
+	return c;
+}
+
+/* Work copy of a base's bytes, to corrupt */
+static uint8_t work[MAX_LEN];
+
+static struct mcase work_case(const struct base *b)
+{
+	memcpy(work, b->buf, b->len);
+	return base_case(b, work);
+}
+
+static void put_le(uint8_t *p, uint64_t v, unsigned int n)
+{
+	while (n--) {
+		*p++ = v;
+		v >>= 8;
+	}
+}
+
+/* The unmodified bases, against the hand-written rules */
+static void cat_base(void)
+{
+	unsigned int i, j, k, top;
+	struct sframe_section sec;
+	struct sframe_rule got;
+	struct mcase c;
+
+	for (i = 0; i < nr_bases; i++) {
+		const struct base *b = &bases[i];
+
+		c = base_case(b, b->buf);
+		run_case("base", i, &c);
+		test_mem_reset();
+		test_mem_map(SEC_ADDR, b->buf, b->len);
+		test_mem_set_window(SEC_ADDR, SEC_ADDR + b->len);
+		if (sframe_section_init(&sec, SEC_ADDR, SEC_ADDR + b->len,
+					b->ts, b->te))
+			continue;
+		for (j = 0; j < b->s.nfdes; j++) {
+			const struct sfw_fde *f = &b->fdes[j];
+
+			for (k = 0; k < f->nfres; k++) {
+				uint64_t ip = f->start + f->fres[k].start;
+				const struct sframe_rule *want = &b->rules[j][k];
+				char b1[160], b2[160];
+				int ret;
+
+				top = !!(want->ra.kind == SFRAME_LOC_REG ||
+					 want->cfa.reg == 10);
+				ret = sframe_find_rule(&sec, ip, top, &got);
+				CHECK(!ret && rule_eq(&got, want),
+				      "base %s: FDE %u FRE %u: %s %s, want %s",
+				      b->name, j, k, err_str(ret),
+				      rule_str(&got, b1, sizeof(b1)),
+				      rule_str(want, b2, sizeof(b2)));
+			}
+		}
+	}
+}
+
+/* Truncation at every length: the part that the length cuts decides */
+static void cat_length(void)
+{
+	unsigned int i;
+	uint64_t l;
+
+	for (i = 0; i < nr_bases; i++) {
+		const struct base *b = &bases[i];
+		const struct sfw_sec *s = &b->s;
+		uint64_t fdes_end = s->fdes_off +
+				    s->nfdes * (s->version == 2 ? 20 : 16);
+
+		for (l = 0; l <= b->len; l++) {
+			struct mcase c = base_case(b, b->buf);
+
+			c.len = l;
+			c.exp_known = true;
+			c.exp_ret = -ENOEXEC;
+			if (!l)
+				c.exp_ret = -EINVAL,
+				c.exp_why = "empty or wrapping .sframe range";
+			else if (l < 28)
+				c.exp_why = "section shorter than its header";
+			else if (l < s->hdr_len)
+				c.exp_why = "auxiliary header past the section end";
+			else if (l < fdes_end)
+				c.exp_why = "FDE sub-section out of bounds";
+			else if (l < s->fres_end)
+				c.exp_why = "FRE sub-section out of bounds";
+			else
+				c.exp_ret = 0;
+			run_case("length", l, &c);
+		}
+	}
+}
+
+/* The FRE sub-section shortened in the header, byte by byte */
+static void cat_fre_len(void)
+{
+	unsigned int i;
+	uint64_t l, orig;
+
+	for (i = 0; i < nr_bases; i++) {
+		const struct base *b = &bases[i];
+		const struct sfw_sec *s = &b->s;
+		uint64_t nfres = 0, min, k;
+
+		for (k = 0; k < s->nfdes; k++)
+			nfres += b->fdes[k].nfres;
+		min = 2 * nfres + (s->version == 3 ? 5 * s->nfdes : 0);
+		orig = s->fres_end - s->fres_off;
+		for (l = 0; l <= orig + 2; l++) {
+			struct mcase c = work_case(b);
+
+			put_le(work + 16, l, 4);
+			c.exp_known = true;
+			c.exp_ret = -ENOEXEC;
+			if (l > orig)
+				c.exp_why = "FRE sub-section out of bounds";
+			else if (l < min)
+				c.exp_why = "FRE sub-section too short for its counts";
+			else
+				c.exp_ret = 0;
+			run_case("fre_len", l, &c);
+		}
+	}
+}
+
+/* A fault at every byte, then from every byte to the end */
+static void cat_holes(void)
+{
+	unsigned int i;
+	uint64_t p;
+
+	for (i = 0; i < nr_bases; i++) {
+		const struct base *b = &bases[i];
+
+		for (p = 0; p < b->len; p++) {
+			struct mcase c = base_case(b, b->buf);
+
+			c.hole_lo = p;
+			c.hole_hi = p + 1;
+			c.exp_known = true;
+			c.exp_ret = p < 28 ? -EFAULT : 0;
+			run_case("hole", p, &c);
+			c.hole_hi = b->len;
+			run_case("hole_to_end", p, &c);
+		}
+	}
+}
+
+/* Every byte flipped, all bits and the lowest */
+static void cat_flips(void)
+{
+	unsigned int i;
+	uint64_t p;
+
+	for (i = 0; i < nr_bases; i++) {
+		const struct base *b = &bases[i];
+
+		for (p = 0; p < b->len; p++) {
+			struct mcase c = work_case(b);
+
+			work[p] ^= 0xff;
+			run_case("flip_ff", p, &c);
+			work[p] ^= 0xfe;
+			run_case("flip_01", p, &c);
+		}
+	}
+}
+
+/* Every value of each one-byte header field */
+static void cat_header_bytes(void)
+{
+	static const struct {
+		const char *name;
+		unsigned int off;
+	} fields[] = {
+		{ "version", 2 }, { "flags", 3 }, { "abi", 4 },
+		{ "fixed_fp", 5 }, { "fixed_ra", 6 }, { "auxhdr_len", 7 },
+	};
+	unsigned int i, f, v;
+
+	for (i = 0; i < nr_bases; i++) {
+		const struct base *b = &bases[i];
+		const uint64_t fdes_end = b->s.fdes_off + b->s.nfdes *
+					  (b->s.version == 2 ? 20 : 16);
+
+		for (f = 0; f < sizeof(fields) / sizeof(fields[0]); f++) {
+			for (v = 0; v < 256; v++) {
+				struct mcase c = work_case(b);
+
+				if (v == b->buf[fields[f].off])
+					continue;
+				work[fields[f].off] = v;
+				switch (fields[f].off) {
+				case 2:
+					c.exp_known = v < 2 || v > 3;
+					c.exp_ret = -ENOEXEC;
+					c.exp_why = "unsupported version";
+					break;
+				case 3:
+					c.exp_known = true;
+					c.exp_ret = -ENOEXEC;
+					if (v & ~(b->s.version == 2 ? 7 : 5))
+						c.exp_why = "unknown header flags";
+					else if (!(v & 1))
+						c.exp_why = "FDEs not sorted";
+					else
+						c.exp_known = false;
+					break;
+				case 4:
+					c.exp_known = true;
+					c.exp_ret = -ENOEXEC;
+					c.exp_why = v == 2 || v == 3 ?
+						"bad fixed RA offset for the ABI" :
+						"unsupported ABI";
+					break;
+				case 7:
+					/* Everything moves by d; no slack at the end */
+					c.exp_known = b->s.auxhdr_len < v;
+					c.exp_ret = -ENOEXEC;
+					if (b->len < 28 + v)
+						c.exp_why = "auxiliary header past the section end";
+					else if (fdes_end + v - b->s.auxhdr_len > b->len)
+						c.exp_why = "FDE sub-section out of bounds";
+					else
+						c.exp_why = "FRE sub-section out of bounds";
+					break;
+				}
+				run_case(fields[f].name, v, &c);
+			}
+		}
+		/* Magic */
+		for (v = 0; v < 0x10000; v += 0x101) {
+			struct mcase c = work_case(b);
+
+			if ((v ^ 0x3c00) == 0xdee2)
+				continue;
+			put_le(work, v ^ 0x3c00, 2);
+			c.exp_known = true;
+			c.exp_ret = -ENOEXEC;
+			c.exp_why = "bad magic";
+			run_case("magic", v, &c);
+		}
+		/* Each accepted ABI when only the other one is */
+		for (v = 2; v <= 3; v++) {
+			struct mcase c = base_case(b, b->buf);
+
+			c.abi_mode = v;
+			c.exp_known = v != b->s.abi;
+			c.exp_ret = -ENOEXEC;
+			c.exp_why = "unsupported ABI";
+			run_case("kernel_abi", v, &c);
+		}
+	}
+}
+
+/* Counts and offsets of the header */
+static void cat_header_words(void)
+{
+	static const int64_t deltas[] = {
+		-0x80000000LL, -65536, -21, -20, -17, -16, -5, -2, -1,
+		1, 2, 5, 16, 17, 20, 21, 65536, 0x7fffffff,
+	};
+	static const uint64_t values[] = {
+		0, 1, 2, 0x7fffffff, 0x80000000, 0xfffffffe, 0xffffffff,
+	};
+	static const char *const names[] = {
+		"num_fdes", "num_fres", "fre_len", "fdes_off", "fres_off",
+	};
+	unsigned int i, f, k;
+
+	for (i = 0; i < nr_bases; i++) {
+		const struct base *b = &bases[i];
+
+		for (f = 0; f < 5; f++) {
+			unsigned int off = 8 + 4 * f;
+			uint32_t orig = le(b->buf + off, 4);
+
+			for (k = 0; k < sizeof(deltas) / sizeof(deltas[0]);
+			     k++) {
+				struct mcase c = work_case(b);
+
+				put_le(work + off, orig + deltas[k], 4);
+				run_case(names[f], k, &c);
+			}
+			for (k = 0; k < sizeof(values) / sizeof(values[0]);
+			     k++) {
+				struct mcase c = work_case(b);
+
+				put_le(work + off, values[k], 4);
+				run_case(names[f], 100 + k, &c);
+			}
+		}
+	}
+}
+
+/* Every value of the FDE's and every FRE's info bytes and FRE starts */
+static void cat_info_bytes(void)
+{
+	unsigned int i, j, k, v;
+
+	for (i = 0; i < nr_bases; i++) {
+		const struct base *b = &bases[i];
+		const struct sfw_sec *s = &b->s;
+
+		for (j = 0; j < s->nfdes; j++) {
+			const struct sfw_fde *f = &b->fdes[j];
+			uint64_t info = s->version == 2 ? f->off + 16 :
+							  f->attr_off + 2;
+
+			for (v = 0; v < 256; v++) {
+				struct mcase c = work_case(b);
+
+				work[info] = v;
+				run_case("fde_info", v, &c);
+				if (s->version == 2) {
+					/* rep_size, with PCMASK */
+					work[info] = b->buf[info] | 0x10;
+					work[info + 1] = v;
+					run_case("fde_rep", v, &c);
+				} else {
+					work[info] = b->buf[info];
+					work[info + 1] = v;
+					run_case("fde_info2", v, &c);
+					work[info + 1] = b->buf[info + 1];
+					work[info] |= 0x10;
+					work[info + 2] = v;
+					run_case("fde_rep", v, &c);
+				}
+			}
+			for (k = 0; k < f->nfres; k++) {
+				const struct sfw_fre *r = &f->fres[k];
+
+				/* FRE starts are 1 byte in these bases */
+				for (v = 0; v < 256; v++) {
+					struct mcase c = work_case(b);
+
+					work[r->off + 1] = v;
+					run_case("fre_info", v, &c);
+					memcpy(work, b->buf, b->len);
+					work[r->off] = v;
+					run_case("fre_start", v, &c);
+				}
+			}
+		}
+	}
+}
+
+/* FDE fields, over a range of values */
+static void cat_fde_fields(void)
+{
+	static const int64_t deltas[] = {
+		INT64_MIN, -0x80000000LL, -0x101, -0x100, -0x31, -0x30, -0x21,
+		-0x20, -0x11, -0x10, -9, -8, -1, 1, 8, 9, 0x10, 0x11, 0x20,
+		0x21, 0x30, 0x31, 0x100, 0x7fffffff, INT64_MAX,
+	};
+	unsigned int i, j, k, fld;
+
+	for (i = 0; i < nr_bases; i++) {
+		const struct base *b = &bases[i];
+		const struct sfw_sec *s = &b->s;
+		const bool v2 = s->version == 2;
+
+		for (j = 0; j < s->nfdes; j++) {
+			const struct sfw_fde *f = &b->fdes[j];
+			/* start, size, FRE offset, and V2's FRE count */
+			const unsigned int offs[4] = {
+				0, v2 ? 4 : 8, v2 ? 8 : 12, 12,
+			};
+			const unsigned int sizes[4] = { v2 ? 4 : 8, 4, 4, 4 };
+
+			for (fld = 0; fld < (v2 ? 4u : 3u); fld++) {
+				uint64_t at = f->off + offs[fld];
+				uint64_t orig = le(b->buf + at, sizes[fld]);
+
+				for (k = 0; k < sizeof(deltas) / sizeof(deltas[0]);
+				     k++) {
+					struct mcase c = work_case(b);
+
+					put_le(work + at, orig + deltas[k],
+					       sizes[fld]);
+					run_case(fld == 0 ? "fde_start" :
+						 fld == 1 ? "fde_size" :
+						 fld == 2 ? "fde_fre_off" :
+							    "fde_num_fres", k, &c);
+				}
+			}
+			if (!v2) {
+				/* The V3 FRE count, in the attributes */
+				for (k = 0; k < 0x10000; k += 0xfff) {
+					struct mcase c = work_case(b);
+
+					put_le(work + f->attr_off, k, 2);
+					run_case("fde_num_fres", k, &c);
+				}
+			}
+		}
+	}
+}
+
+/* Reordered, duplicate, overlapping, out-of-text FDEs; narrower text */
+static void cat_fde_order(void)
+{
+	unsigned int i, j, k;
+
+	for (i = 0; i < nr_bases; i++) {
+		const struct base *b = &bases[i];
+		const struct sfw_sec *s = &b->s;
+		const unsigned int esz = s->version == 2 ? 20 : 16;
+		struct mcase c;
+
+		for (j = 0; j + 1 < s->nfdes; j++) {
+			uint8_t tmp[20];
+			int64_t v1, v2;
+
+			/* Swap entries j and j + 1, fixing the PCREL starts */
+			c = work_case(b);
+			memcpy(tmp, work + b->fdes[j].off, esz);
+			memcpy(work + b->fdes[j].off,
+			       work + b->fdes[j + 1].off, esz);
+			memcpy(work + b->fdes[j + 1].off, tmp, esz);
+			if (s->flags & SFW_F_PCREL) {
+				unsigned int sz = esz == 20 ? 4 : 8;
+
+				v1 = le(work + b->fdes[j].off, sz);
+				v2 = le(work + b->fdes[j + 1].off, sz);
+				put_le(work + b->fdes[j].off, v1 + esz, sz);
+				put_le(work + b->fdes[j + 1].off, v2 - esz,
+				       sz);
+			}
+			run_case("fde_swap", j, &c);
+
+			/* Entry j + 1 starts where j starts */
+			c = work_case(b);
+			v1 = le(work + b->fdes[j + 1].off, esz == 20 ? 4 : 8);
+			put_le(work + b->fdes[j + 1].off,
+			       v1 - (b->fdes[j + 1].start - b->fdes[j].start),
+			       esz == 20 ? 4 : 8);
+			run_case("fde_dup", j, &c);
+
+			/* Entry j grows over j + 1 */
+			c = work_case(b);
+			put_le(work + b->fdes[j].off + (esz == 20 ? 4 : 8),
+			       b->fdes[j + 1].start - b->fdes[j].start + 4, 4);
+			run_case("fde_overlap", j, &c);
+		}
+		/* The text range cut at every FDE boundary, from both ends */
+		for (j = 0; j < s->nfdes; j++) {
+			const struct sfw_fde *f = &b->fdes[j];
+			const uint64_t cuts[4] = {
+				f->start, f->start + 1, f->start + f->size - 1,
+				f->start + f->size,
+			};
+
+			for (k = 0; k < 4; k++) {
+				c = base_case(b, b->buf);
+				c.ts = cuts[k];
+				run_case("text_start", j * 4 + k, &c);
+				c = base_case(b, b->buf);
+				c.te = cuts[k];
+				run_case("text_end", j * 4 + k, &c);
+			}
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int i;
+	char name[64];
+
+	make_bases();
+	if (argc == 3 && !strcmp(argv[1], "--seeds")) {
+		for (i = 0; i < nr_bases; i++) {
+			const struct base *b = &bases[i];
+
+			snprintf(name, sizeof(name), "corpus-%s", b->name);
+			write_seed(argv[2], name, b->buf, b->len, SEC_ADDR,
+				   b->ts, b->te, b->ts, false);
+		}
+	}
+
+	cat_base();
+	cat_length();
+	cat_fre_len();
+	cat_holes();
+	cat_flips();
+	cat_header_bytes();
+	cat_header_words();
+	cat_info_bytes();
+	cat_fde_fields();
+	cat_fde_order();
+	printf("# %lu cases, %lu lookups\n", nr_cases, nr_lookups);
+	return finish("malformed_corpus");
+}

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target: a struct fuzz_hdr (common.h: text range, lookup
+ * addresses, topmost, accepted ABI, an unmapped hole), then the section.
+ * The decoder runs under ASan and UBSan with the harness's window on the
+ * section, so a read outside it aborts; on top of that, every result must
+ * keep the contract:
+ * - the error codes and reject reasons are the documented ones;
+ * - a rule is well-formed: the CFA is register-based, an outermost frame
+ *   has an undefined RA and only it does, flags are known, PAC flags only on
+ *   AArch64, and a frame that is not the topmost uses SP and FP only;
+ * - topmost only widens: the non-topmost lookup gives the topmost result,
+ *   or -EOPNOTSUPP when the topmost rule uses other registers;
+ * - lookups are deterministic, and cost O(log FDEs) reads for the FDEs.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+#define SFRAME_ABI_AARCH64_LE	2
+#define SFRAME_ABI_AMD64_LE	3
+
+#define ASSERT(cond) do {						\
+	if (!(cond)) {							\
+		fprintf(stderr, "fuzz: %s:%d: %s\n", __FILE__, __LINE__, \
+			#cond);						\
+		abort();						\
+	}								\
+} while (0)
+
+static bool loc_ok(const struct sframe_loc *l, bool top, unsigned int sp,
+		   unsigned int fp, unsigned int max_reg)
+{
+	if (l->kind > SFRAME_LOC_REG)
+		return false;
+	if (l->kind == SFRAME_LOC_REG && l->reg > max_reg)
+		return false;
+	if (!top && l->kind == SFRAME_LOC_REG && l->reg != sp && l->reg != fp)
+		return false;
+	return true;
+}
+
+static void check_rule(const struct sframe_section *sec,
+		       const struct sframe_rule *r, bool top)
+{
+	const bool x86 = sec->abi_arch == SFRAME_ABI_AMD64_LE;
+	const unsigned int sp = x86 ? X86_RSP : A64_SP;
+	const unsigned int fp = x86 ? X86_RBP : A64_FP;
+	const unsigned int max_reg = x86 ? 15 : 31;
+
+	ASSERT(r->cfa.kind == SFRAME_LOC_REG);
+	ASSERT(loc_ok(&r->cfa, top, sp, fp, max_reg));
+	ASSERT(loc_ok(&r->ra, top, sp, fp, max_reg));
+	ASSERT(loc_ok(&r->fp, top, sp, fp, max_reg));
+	ASSERT(!(r->flags & ~0xfu));
+	ASSERT(!(r->flags & SFRAME_RULE_PAUTH_KEY_B) ||
+	       (r->flags & SFRAME_RULE_RA_MANGLED));
+	ASSERT(!x86 || !(r->flags & SFRAME_RULE_RA_MANGLED));
+	ASSERT(sec->version == 3 || !(r->flags & SFRAME_RULE_SIGNAL));
+	if (r->flags & SFRAME_RULE_OUTERMOST) {
+		ASSERT(r->ra.kind == SFRAME_LOC_UNDEFINED);
+	} else {
+		ASSERT(r->ra.kind == SFRAME_LOC_CFA ||
+		       r->ra.kind == SFRAME_LOC_REG);
+		/* A return address is never a stack address */
+		ASSERT(r->ra.deref || r->ra.kind == SFRAME_LOC_REG);
+		ASSERT(r->fp.kind != SFRAME_LOC_UNDEFINED);
+	}
+}
+
+static int lookup(const struct sframe_section *sec, unsigned long ip,
+		  bool top, struct sframe_rule *rule)
+{
+	unsigned long reads = test_mem_reads(), max = 4;
+	struct sframe_rule again;
+	uint32_t n;
+	int ret, ret2;
+
+	test_reject_clear();
+	ret = sframe_find_rule(sec, ip, top, rule);
+	ASSERT(ret == 0 || ret == -ENOENT || ret == -EFAULT ||
+	       ret == -EBADMSG || ret == -EOPNOTSUPP);
+	/* Errors that are not about the section say nothing */
+	if (ret == 0 || ret == -ENOENT || ret == -EFAULT)
+		ASSERT(!test_last_reject());
+	else
+		ASSERT(test_last_reject());
+	if (!ret)
+		check_rule(sec, rule, top);
+	/* The FDE probes, plus what one function's FREs may take */
+	for (n = sec->num_fdes; n; n >>= 1)
+		max++;
+	if (sec->fres_end > sec->fres_start)
+		max += (sec->fres_end - sec->fres_start) / 64;
+	ASSERT(test_mem_reads() - reads <= max);
+
+	ret2 = sframe_find_rule(sec, ip, top, &again);
+	ASSERT(ret2 == ret);
+	ASSERT(ret || rule_eq(rule, &again));
+	return ret;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const unsigned long a = FUZZ_SEC_ADDR;
+	struct sframe_rule top_rule, rule;
+	struct sframe_section sec;
+	unsigned long ts, te, ip, lo, hi;
+	struct fuzz_hdr h;
+	unsigned int k;
+	size_t len;
+	int ret, ret2;
+
+	if (size < sizeof(h))
+		return 0;
+	memcpy(&h, data, sizeof(h));
+	data += sizeof(h);
+	len = size - sizeof(h);
+
+	test_mem_reset();
+	switch ((h.mode >> FUZZ_ABI_SHIFT) & 3) {
+	case 1:
+		test_set_abi(SFRAME_ABI_AMD64_LE);
+		break;
+	case 2:
+		test_set_abi(SFRAME_ABI_AARCH64_LE);
+		break;
+	case 3:
+		test_set_abi(0xff);
+		break;
+	}
+	lo = len;
+	hi = len;
+	if (h.mode & FUZZ_HOLE) {
+		lo = h.hole_off < len ? h.hole_off : len;
+		hi = lo + h.hole_len < len ? lo + h.hole_len : len;
+	}
+	if (lo)
+		test_mem_map(a, data, lo);
+	if (hi < len)
+		test_mem_map(a + hi, data + hi, len - hi);
+	test_mem_set_window(a, a + len);
+
+	ts = a + (unsigned long)h.text_rel;
+	te = ts + h.text_size;
+	ret = sframe_section_init(&sec, a, a + len, ts, te);
+	ASSERT(ret == 0 || ret == -EINVAL || ret == -ENOEXEC ||
+	       ret == -EFAULT);
+	ASSERT((ret == 0 || ret == -EFAULT) == !test_last_reject());
+	if (!len || te <= ts)
+		ASSERT(ret == -EINVAL);
+	if (((h.mode >> FUZZ_ABI_SHIFT) & 3) == 3)
+		ASSERT(ret);
+	if (ret)
+		return 0;
+	ASSERT(sec.sframe_start == a && sec.sframe_end == a + len);
+	ASSERT(sec.fdes_start >= a + 28 && sec.fres_start >= a + 28);
+	ASSERT(sec.fres_start <= sec.fres_end && sec.fres_end <= a + len);
+	ASSERT(sec.fdes_start + (unsigned long)sec.num_fdes *
+	       (sec.version == 2 ? 20 : 16) <= a + len);
+
+	ip = ts + h.ip_off;
+	for (k = 0; k <= (h.nr_ips & 15); k++, ip += h.stride) {
+		ret = lookup(&sec, ip, true, &top_rule);
+		ret2 = lookup(&sec, ip, false, &rule);
+		/* Topmost only widens what is allowed */
+		if (ret)
+			ASSERT(ret2 == ret);
+		else
+			ASSERT(ret2 == -EOPNOTSUPP ||
+			       (!ret2 && rule_eq(&rule, &top_rule)));
+		if (ip < ts || ip >= te)
+			ASSERT(ret == -ENOENT);
+	}
+	return 0;
+}
