@@ -100,4 +100,79 @@ int sframe_section_init(struct sframe_section *sec,
 int sframe_find_rule(const struct sframe_section *sec, unsigned long ip,
 		     bool topmost, struct sframe_rule *rule);
 
+/*
+ * The per-mm registry (mm/sframe.c): the sections the unwinder uses, filled
+ * by the ELF loader and by codectl(2).
+ */
+
+struct mm_struct;
+struct pid;
+struct pid_namespace;
+struct seq_file;
+struct task_struct;
+
+/* How many sections one mm may register: bounds memory and munmap work. */
+#define SFRAME_MAX_SECTIONS	1024
+
+#ifdef CONFIG_UNWIND_USER_SFRAME
+
+#include <linux/refcount.h>
+
+/* Longest optional strings a registration may carry, with the NUL. */
+#define SFRAME_NAME_MAX		4096
+#define SFRAME_BUILD_ID_MAX	64
+
+/**
+ * struct sframe_objinfo - what consumers may know of a registered object
+ * @refs:	entries sharing it: the text ranges of one object, and copies
+ *		made at fork
+ * @elf_start:	first byte of the object's mapping, or 0
+ * @elf_end:	end of the object's mapping, or 0
+ * @build_id_len: length of @build_id, 0 when unknown
+ * @debug_link_crc: CRC of the separate debug file named by @debug_link
+ * @build_id:	the object's build ID
+ * @pathname:	the object's path name, or NULL
+ * @debug_link:	the name of its separate debug file, or NULL
+ */
+struct sframe_objinfo {
+	refcount_t	refs;
+	unsigned long	elf_start;
+	unsigned long	elf_end;
+	u32		build_id_len;
+	u32		debug_link_crc;
+	u8		build_id[SFRAME_BUILD_ID_MAX];
+	char		*pathname;
+	char		*debug_link;
+};
+
+void sframe_init_mm(struct mm_struct *mm);
+int sframe_dup_mm(struct mm_struct *mm, struct mm_struct *oldmm);
+void sframe_free_mm(struct mm_struct *mm);
+void sframe_unmap_range(struct mm_struct *mm, unsigned long start,
+			unsigned long end, bool text_only);
+int sframe_add_section(struct mm_struct *mm, unsigned long sframe_start,
+		       unsigned long sframe_end, unsigned long text_start,
+		       unsigned long text_end, struct sframe_objinfo *info,
+		       bool user);
+int sframe_remove_section(struct mm_struct *mm, unsigned long text_start);
+void sframe_objinfo_put(struct sframe_objinfo *info);
+int sframe_find(unsigned long ip, bool topmost, struct sframe_rule *rule);
+bool current_has_sframe(void);
+int proc_pid_sframe(struct seq_file *m, struct pid_namespace *ns,
+		    struct pid *pid, struct task_struct *task);
+
+#else /* !CONFIG_UNWIND_USER_SFRAME */
+
+static inline void sframe_init_mm(struct mm_struct *mm) { }
+static inline int sframe_dup_mm(struct mm_struct *mm, struct mm_struct *oldmm)
+{
+	return 0;
+}
+static inline void sframe_free_mm(struct mm_struct *mm) { }
+static inline void sframe_unmap_range(struct mm_struct *mm, unsigned long start,
+				      unsigned long end, bool text_only) { }
+static inline bool current_has_sframe(void) { return false; }
+
+#endif /* CONFIG_UNWIND_USER_SFRAME */
+
 #endif /* _LINUX_SFRAME_H */
