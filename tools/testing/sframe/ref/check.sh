@@ -6,7 +6,9 @@
 # (the kernel's decoder) print one line per PC, and the two outputs must be
 # identical.  Prints KTAP, one test per input named diff_TAG_<input>; exits
 # 1 if any input disagrees or fails.  RUNDIR keeps the outputs of the inputs
-# that failed.
+# that failed.  A last test proves that the comparison can fail: with every
+# 97th rule of the first input corrupted, it must count exactly the corrupted
+# lines as disagreements.
 set -u
 
 tag=${1:?usage: check.sh TAG BINDIR RUNDIR INPUT...}
@@ -16,7 +18,8 @@ shift 3
 mkdir -p "$run"
 
 echo "KTAP version 1"
-echo "1..$#"
+echo "1..$(($# + 1))"
+first=$1
 n=0
 fails=0
 for f in "$@"; do
@@ -42,7 +45,7 @@ for f in "$@"; do
 		agree=$(paste -d '|' "$w.ref" "$w.ours" |
 			awk -F'|' '$1 == $2 { n++ } END { print n + 0 }')
 	fi
-	note="$rfdes fdes, $pcs pcs ($rfound with a rule), $agree agree"
+	note="$rfdes fdes, $pcs pcs ($rfound with a rule)"
 	[ "$quirks" != 0 ] && note="$note, $quirks libsframe quirks worked around"
 	if [ "$agree" = "$pcs" ] && [ "$rfdes" = "$ofdes" ] &&
 	   [ "$(wc -l <"$w.ours")" = "$pcs" ]; then
@@ -56,7 +59,25 @@ for f in "$@"; do
 	sed 's/^/# ours: /' "$w.ourstat" | head -n 12
 	paste -d '|' "$w.ref" "$w.ours" |
 		awk -F'|' '$1 != $2 { print "# libsframe: " $1; print "# ours:      " $2; if (++n == 10) exit }'
-	echo "not ok $n $name # $note; outputs in $w.{ref,ours}"
+	echo "not ok $n $name # $note, $agree agree; outputs in $w.{ref,ours}"
 	fails=$((fails + 1))
 done
+
+n=$((n + 1))
+name=diff_${tag}_detects_corruption
+w=$run/selftest
+"$bin/sframe-ref" -p "$first" >"$w.pcs" 2>/dev/null &&
+	"$bin/sframe-ref" "$first" <"$w.pcs" >"$w.ref" 2>/dev/null &&
+	"$bin/sframe-ours" -m 97 "$first" <"$w.pcs" >"$w.ours" 2>"$w.ourstat"
+set -- $(tail -n 1 "$w.ourstat" 2>/dev/null) 0 0 0 0 0 0 0 0 0 0 0 0
+mutated=${12}
+differ=$(paste -d '|' "$w.ref" "$w.ours" 2>/dev/null |
+	 awk -F'|' '$1 != $2 { n++ } END { print n + 0 }')
+if [ "$mutated" -gt 0 ] && [ "$differ" = "$mutated" ]; then
+	echo "ok $n $name # $mutated corrupted lines, $differ disagreements"
+else
+	echo "not ok $n $name # $mutated corrupted lines, $differ disagreements"
+	fails=$((fails + 1))
+fi
+rm -f "$w.pcs" "$w.ref" "$w.ours" "$w.ourstat"
 [ "$fails" = 0 ]

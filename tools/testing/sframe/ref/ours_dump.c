@@ -5,15 +5,18 @@
  * once per executable segment, and prints the canonical line (canon.h) of
  * every PC of a list read from stdin, looked up as the topmost frame:
  *
- *   sframe-ours FILE <PCS
+ *   sframe-ours [-m N] FILE <PCS
  *
- * Reads outside the section abort (test_mem_set_window()).
+ * Reads outside the section abort (test_mem_set_window()).  -m N corrupts the
+ * rule of every Nth PC that has one (CFA offset + 8), for the test that shows
+ * the comparison catches a wrong line.
  */
 #include <elf.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <linux/sframe.h>
 
 #include "canon.h"
@@ -47,17 +50,23 @@ static void ours_loc(struct canon_loc *c, const struct sframe_loc *l)
 int main(int argc, char **argv)
 {
 	unsigned long npcs = 0, nfound = 0, nenoent = 0, nother = 0;
+	unsigned long mutate = 0, nmutated = 0;
 	struct sframe_section sec[SFELF_MAX_LOADS];
 	struct sfelf e;
 	unsigned int i;
 	uint64_t pc;
-	int rc;
+	int rc, opt;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s FILE <PCS\n", argv[0]);
+	while ((opt = getopt(argc, argv, "m:")) != -1) {
+		if (opt != 'm')
+			return 2;
+		mutate = strtoul(optarg, NULL, 0);
+	}
+	if (optind + 1 != argc) {
+		fprintf(stderr, "usage: %s [-m N] FILE <PCS\n", argv[0]);
 		return 2;
 	}
-	if (sfelf_open(&e, argv[1]))
+	if (sfelf_open(&e, argv[optind]))
 		return 2;
 
 	test_mem_reset();
@@ -107,14 +116,18 @@ int main(int argc, char **argv)
 		c.mangled = rule.flags & SFRAME_RULE_RA_MANGLED;
 		c.keyb = rule.flags & SFRAME_RULE_PAUTH_KEY_B;
 		c.signal = rule.flags & SFRAME_RULE_SIGNAL;
+		if (mutate && nfound % mutate == 0) {
+			c.cfa.off += 8;
+			nmutated++;
+		}
 		canon_print(stdout, e.machine, pc, &c);
 	}
 	if (rc < 0) {
 		fprintf(stderr, "%s: malformed PC list\n", argv[0]);
 		return 2;
 	}
-	fprintf(stderr, "fdes %u pcs %lu found %lu enoent %lu other-errors %lu\n",
-		sec[0].num_fdes, npcs, nfound, nenoent, nother);
+	fprintf(stderr, "fdes %u pcs %lu found %lu enoent %lu other-errors %lu mutated %lu\n",
+		sec[0].num_fdes, npcs, nfound, nenoent, nother, nmutated);
 	sfelf_close(&e);
 	return ferror(stdout) ? 2 : 0;
 }
