@@ -385,17 +385,16 @@ static void merge_deferred(struct sft_sample *out, unsigned int nsamples,
 int sft_perf_collect(struct sft_perf *p, struct sft_sample *out,
 		     unsigned int max, struct sft_ring_stats *stats)
 {
-	struct perf_event_mmap_page *pc = p->base;
-	struct deferred_rec *recs;
-	unsigned int nsamples = 0, nrecs = 0;
+	/* Static: large, and the tests read rings from one thread only. */
+	static struct deferred_rec recs[SFT_MAX_DEFERRED];
 	/* Any record fits: perf_event_header.size is a __u16. */
-	__u64 head, tail, buf[65536 / sizeof(__u64)];
+	static __u64 buf[65536 / sizeof(__u64)];
+	struct perf_event_mmap_page *pc = p->base;
+	unsigned int nsamples = 0, nrecs = 0;
+	__u64 head, tail;
 	int ret = 0;
 
 	memset(stats, 0, sizeof(*stats));
-	recs = calloc(SFT_MAX_DEFERRED, sizeof(*recs));
-	if (!recs)
-		return -ENOMEM;
 
 	/* Pairs with the kernel's store of data_head after the data. */
 	head = __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
@@ -459,11 +458,18 @@ out:
 		merge_deferred(out, nsamples, recs, nrecs, stats);
 		ret = nsamples;
 	}
-	free(recs);
 	return ret;
 }
 
-static int read_file(const char *path, char **image, size_t *len)
+/**
+ * sft_read_file() - Read a whole file into memory
+ * @path: the file
+ * @image: receives a malloc()ed copy of its bytes
+ * @len: receives their number
+ *
+ * Return: 0, or a negative errno.
+ */
+int sft_read_file(const char *path, char **image, size_t *len)
 {
 	struct stat sb;
 	size_t done = 0;
@@ -576,7 +582,7 @@ int sft_symtab_load_self(struct sft_symtab *st)
 	int ret;
 
 	memset(st, 0, sizeof(*st));
-	ret = read_file("/proc/self/exe", &st->image, &len);
+	ret = sft_read_file("/proc/self/exe", &st->image, &len);
 	if (ret) {
 		ksft_print_msg("reading /proc/self/exe: %s\n", strerror(-ret));
 		return ret;
@@ -686,6 +692,24 @@ const struct sft_sym *sft_symtab_lookup(const struct sft_symtab *st,
 	return best;
 }
 
+/**
+ * sft_symtab_find() - Find a function by name
+ * @st: the table
+ * @name: its name
+ *
+ * Return: the first symbol of that name, or NULL.
+ */
+const struct sft_sym *sft_symtab_find(const struct sft_symtab *st,
+				      const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < st->nr; i++)
+		if (!strcmp(st->syms[i].name, name))
+			return &st->syms[i];
+	return NULL;
+}
+
 /* Return addresses point after the call: look up the call itself. */
 static const struct sft_sym *frame_sym(const struct sft_symtab *st,
 				       unsigned int frame, __u64 ip)
@@ -730,6 +754,20 @@ static void describe(char *buf, size_t len, const struct sft_sym *s, __u64 ip)
 			 (unsigned long long)(ip - s->start));
 	else
 		describe_mapping(buf, len, ip);
+}
+
+/**
+ * sft_describe() - Name the address of a frame: function+offset, or mapping
+ * @st: symbols of the running program
+ * @buf: receives the name
+ * @len: size of @buf
+ * @frame: the frame's index: frames past 0 hold return addresses
+ * @ip: the address
+ */
+void sft_describe(const struct sft_symtab *st, char *buf, size_t len,
+		  unsigned int frame, __u64 ip)
+{
+	describe(buf, len, frame_sym(st, frame, ip), ip);
 }
 
 static void print_row(const char *num, const char *want, const char *got,
