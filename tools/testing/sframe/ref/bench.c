@@ -37,6 +37,7 @@
 #endif
 
 #define TEXT_START	0x400000UL
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 struct section {
 	uint64_t	text;
@@ -111,11 +112,13 @@ static void make_section(struct section *s, uint32_t nfdes)
 	s->nfres = 0;
 	for (i = 0; i < nfdes; i++) {
 		uint32_t nrows = 1 + rnd() % 6, pushes = nrows > 2 ? nrows - 2 : 0;
-		unsigned char info = sframe_fde_create_func_info(
-			sframe_calc_fre_type(size[i]), SFRAME_FDE_TYPE_PCINC);
+		uint32_t fre_type = sframe_calc_fre_type(size[i]);
+		unsigned char info;
 		int64_t off = (int64_t)(start[i] - s->sframe);
 		int fp = rnd() & 1;
 
+		info = sframe_fde_create_func_info(fre_type,
+						   SFRAME_FDE_TYPE_PCINC);
 		if (nrows > size[i] / 4)
 			nrows = 1;
 #if BENCH_VERSION == 3
@@ -231,11 +234,12 @@ int main(int argc, char **argv)
 	for (; optind < argc && nsizes < 16; optind++)
 		want[nsizes++] = strtoul(argv[optind], NULL, 0);
 	if (!nsizes)
-		for (; nsizes < sizeof(sizes) / sizeof(sizes[0]); nsizes++)
+		for (; nsizes < ARRAY_SIZE(sizes); nsizes++)
 			want[nsizes] = sizes[nsizes];
 
-	printf("SFrame V%d (libsframe's encoder), AMD64; %zu random text PCs a run, best of %d runs\n",
-	       BENCH_VERSION, nlook, repeats);
+	printf("SFrame V%d (libsframe's encoder), AMD64; %zu random text PCs a run,",
+	       BENCH_VERSION, nlook);
+	printf(" best of %d runs\n", repeats);
 	printf("%8s %8s %9s %10s %10s %10s %8s %7s %6s\n", "FDEs", "FREs",
 	       "bytes", "ours", "find_fre", "+getters", "ratio", "reads", "found");
 	printf("%8s %8s %9s %10s %10s %10s %8s %7s %6s\n", "", "", "",

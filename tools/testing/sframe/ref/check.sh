@@ -38,7 +38,7 @@ for f in "$@"; do
 	fi
 	# "fdes N pcs N found N ..." on the last line of each dumper's stderr
 	set -- $(tail -n 1 "$w.refstat") ; rfdes=$2 pcs=$4 rfound=$6 quirks=$8
-	set -- $(tail -n 1 "$w.ourstat") ; ofdes=$2
+	set -- $(tail -n 1 "$w.ourstat") ; ofdes=$2 oerr=${10}
 	if cmp -s "$w.ref" "$w.ours"; then
 		agree=$pcs
 	else
@@ -47,8 +47,9 @@ for f in "$@"; do
 	fi
 	note="$rfdes fdes, $pcs pcs ($rfound with a rule)"
 	[ "$quirks" != 0 ] && note="$note, $quirks libsframe quirks worked around"
+	# A valid section: no lookup may fail but with -ENOENT
 	if [ "$agree" = "$pcs" ] && [ "$rfdes" = "$ofdes" ] &&
-	   [ "$(wc -l <"$w.ours")" = "$pcs" ]; then
+	   [ "$oerr" = 0 ] && [ "$(wc -l <"$w.ours")" = "$pcs" ]; then
 		echo "ok $n $name # $note, 100% agree"
 		rm -f "$w.pcs" "$w.ref" "$w.ours" "$w.err" "$w.refstat" \
 			"$w.ourstat"
@@ -56,6 +57,8 @@ for f in "$@"; do
 	fi
 	[ "$rfdes" = "$ofdes" ] ||
 		echo "# FDE count: libsframe $rfdes, ours $ofdes"
+	[ "$oerr" = 0 ] ||
+		echo "# ours: $oerr lookups failed with an error other than -ENOENT"
 	sed 's/^/# ours: /' "$w.ourstat" | head -n 12
 	paste -d '|' "$w.ref" "$w.ours" |
 		awk -F'|' '$1 != $2 { print "# libsframe: " $1; print "# ours:      " $2; if (++n == 10) exit }'

@@ -110,8 +110,8 @@ int main(int argc, char **argv)
 		ours_loc(&c.cfa, &rule.cfa);
 		ours_loc(&c.ra, &rule.ra);
 		ours_loc(&c.fp, &rule.fp);
-		if (!!(rule.flags & SFRAME_RULE_OUTERMOST) !=
-		    (rule.ra.kind == SFRAME_LOC_UNDEFINED))
+		if (!(rule.flags & SFRAME_RULE_OUTERMOST) !=
+		    !(rule.ra.kind == SFRAME_LOC_UNDEFINED))
 			c.ra.kind = CANON_REG + 200;	/* never agrees */
 		c.mangled = rule.flags & SFRAME_RULE_RA_MANGLED;
 		c.keyb = rule.flags & SFRAME_RULE_PAUTH_KEY_B;

@@ -264,7 +264,7 @@ static int ref_find_fre(struct ref *r, const struct fde *f, int64_t off,
 		*fre = mine;
 		rc = mrc;
 	}
-	/* Both versions accept some PCs past a PCMASK FDE's end: not ours */
+	/* 2.44 accepts PCs past a PCMASK FDE's end: no FDE covers them */
 	if (!r->raw && !f && !rc) {
 		r->quirks++;
 		rc = -1;
@@ -513,11 +513,12 @@ static void list_fdes(const struct ref *r)
 {
 	uint32_t i;
 
-	printf("version %u flags %#x abi %u fixed_fp %d fixed_ra %d fdes %u sframe %#" PRIx64 "+%#zx\n",
+	printf("version %u flags %#x abi %u fixed_fp %d fixed_ra %d fdes %u",
 	       r->version, r->flags, sframe_decoder_get_abi_arch(r->dctx),
 	       sframe_decoder_get_fixed_fp_offset(r->dctx),
-	       sframe_decoder_get_fixed_ra_offset(r->dctx), r->nfdes,
-	       r->elf.sframe_vaddr, r->elf.sframe_len);
+	       sframe_decoder_get_fixed_ra_offset(r->dctx), r->nfdes);
+	printf(" sframe %#" PRIx64 "+%#zx\n", r->elf.sframe_vaddr,
+	       r->elf.sframe_len);
 	for (i = 0; i < r->nfdes; i++) {
 		const struct fde *f = &r->fdes[i];
 
@@ -536,10 +537,10 @@ int main(int argc, char **argv)
 	int rc;
 
 	while ((opt = getopt(argc, argv, "plr")) != -1) {
+		if (opt == '?')
+			return 2;
 		if (opt == 'r')
 			r.raw = true;
-		else if (opt == '?')
-			return 2;
 		else
 			mode = opt;
 	}
