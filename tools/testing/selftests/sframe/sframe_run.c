@@ -233,25 +233,25 @@ static void truth_frames(const struct sft_truth *t, struct sft_frame *f)
 static void print_fp(const struct sft_symtab *syms, const struct sft_truth *t,
 		     const struct sft_sample *s)
 {
-	unsigned int i;
+	unsigned int i, rows = t->fp_nr;
 
+	/* The simulated frames, and a few more of the kernel's. */
+	if (s->nr > rows)
+		rows = s->nr < rows + 4 ? s->nr : rows + 4;
 	ksft_print_msg("frame pointer unwinder, simulated: %u frames%s\n",
 		       t->fp_nr, t->fp_open ? " (and maybe more)" : "");
-	for (i = 0; i < t->fp_nr || i < s->nr; i++) {
-		char want[96] = "", got[96] = "";
+	for (i = 0; i < rows; i++) {
+		char want[96] = "(none)", got[96] = "(none)";
+		bool same = i < t->fp_nr && i < s->nr &&
+			    t->fp_ips[i] == s->ips[i];
 
-		if (i >= t->fp_nr && i >= t->fp_nr + 4)
-			break;
 		if (i < t->fp_nr)
 			sft_describe(syms, want, sizeof(want), i,
 				     t->fp_ips[i]);
 		if (i < s->nr)
 			sft_describe(syms, got, sizeof(got), i, s->ips[i]);
-		ksft_print_msg("%3u  %-40s  %-40s  %s\n", i,
-			       i < t->fp_nr ? want : "(none)",
-			       i < s->nr ? got : "(none)",
-			       i < t->fp_nr && i < s->nr &&
-			       t->fp_ips[i] == s->ips[i] ? "" : "<--");
+		ksft_print_msg("%3u  %-40s  %-40s  %s\n", i, want, got,
+			       same ? "" : "<--");
 	}
 }
 

@@ -185,6 +185,51 @@ static bool check_fp_simulation(void)
 	return SFT_SFRAME_VERSION ? !same : same;
 }
 
+#if SFT_SFRAME_VERSION == 3
+/*
+ * Runs the chain from a function whose CFI says, past its first
+ * instruction, that the return address is undefined: GNU as 2.46 and later
+ * emit an FRE without data words there, which marks the outermost frame.
+ * The kernel must stop the walk at this function.  It keeps a frame pointer
+ * (it has a VLA): a kernel that took the FRE for an error and fell back to
+ * the frame pointer would go on to main().
+ */
+SFT_FN int st_outermost(struct sft_run *r, long len)
+{
+	char buf[len];
+
+	asm volatile(".cfi_undefined %rip");
+	memset(buf, 0x42, len);
+	SFT_ESCAPE(buf);
+	return SFT_RECORD_CHAIN(r);
+}
+
+static bool check_outermost(void)
+{
+	int ret, v, i;
+
+	ret = st_outermost(&run, 24 + (getpid() & 8));
+	v = ret ? SFT_BROKEN :
+	    sft_run_verdict(&run, &syms, SFT_TRUTH, false);
+	if (v != SFT_TRUTH)
+		return false;
+	for (i = 0; i < SFT_CHAIN_SAMPLES; i++) {
+		const struct sft_truth *t = &run.walk.truth[i];
+		const struct sft_sample *s = &run.samples[i];
+
+		if (s->nr != t->nr) {
+			ksft_print_msg("system call %d: %u frames, %u down to %s\n",
+				       i, s->nr, t->nr, t->func[t->nr - 1]);
+			return false;
+		}
+	}
+	ksft_print_msg("the stack ends at %s, frame %u\n",
+		       run.walk.truth[0].func[run.walk.truth[0].nr - 1],
+		       run.walk.truth[0].nr - 1);
+	return true;
+}
+#endif
+
 /* The copy without PT_GNU_SFRAME gets the frame pointer stack. */
 static bool check_sensitivity(void)
 {
@@ -212,7 +257,7 @@ static bool check_sensitivity(void)
 
 int main(int argc, char **argv)
 {
-	unsigned int plan = SFT_SFRAME_VERSION ? 9 : 7;
+	unsigned int plan = SFT_SFRAME_VERSION ? 9 + (SFT_SFRAME_VERSION == 3) : 7;
 	int ret, verdict;
 
 	SFT_PROBE_MAIN(argc, argv);
@@ -264,6 +309,10 @@ int main(int argc, char **argv)
 		  sft_run_verdict(&run, &syms, SFT_TRUTH, false);
 	ksft_test_result(verdict == SFT_TRUTH,
 			 "second run: the chain again\n");
+#if SFT_SFRAME_VERSION == 3
+	ksft_test_result(check_outermost(),
+			 "outermost: the walk stops at a frame whose return address is undefined\n");
+#endif
 	sft_run_close(&run);
 
 	if (SFT_SFRAME_VERSION)
