@@ -83,4 +83,5 @@ else
 	fails=$((fails + 1))
 fi
 rm -f "$w.pcs" "$w.ref" "$w.ours" "$w.ourstat"
+echo "# Totals: pass:$((n - fails)) fail:$fails"
 [ "$fails" = 0 ]
