@@ -10,12 +10,16 @@
  */
 #define pr_fmt(fmt) "sframe: " fmt
 
+#include <linux/bitops.h>
+#include <linux/build_bug.h>
 #include <linux/errno.h>
 #include <linux/limits.h>
+#include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/overflow.h>
 #include <linux/printk.h>
 #include <linux/sframe.h>
+#include <linux/stddef.h>
 #include <linux/string.h>
 #include <linux/types.h>
 #include <linux/uaccess.h>
@@ -69,8 +73,12 @@ struct sframe_fre {
 	u32	words[SFRAME_FRE_MAX_WORDS];
 };
 
-/* Read-ahead over the FRE sub-section, so that one copy covers many FREs */
-#define SFRAME_READAHEAD	128
+/*
+ * Read-ahead over the FRE sub-section, so that one copy covers the FREs of
+ * most functions; it also holds the largest FRE (4 + 1 + 15 * 4 bytes).
+ */
+#define SFRAME_READAHEAD	80
+static_assert(SFRAME_READAHEAD >= 4 + 1 + SFRAME_FRE_MAX_WORDS * 4);
 
 struct sframe_reader {
 	unsigned long	base;		/* user address of buf[0] */
@@ -81,10 +89,12 @@ struct sframe_reader {
 /*
  * The only access to section bytes: copy [addr, addr + len) to @dst once it
  * is known to lie inside the section.  A fault ends the copy early.
- * Returns the number of bytes copied, or -EBADMSG.
+ * Returns the number of bytes copied, or -EBADMSG.  Inlined: @len is a
+ * constant at most call sites, and this runs once per search probe.
  */
-static long sframe_copy(const struct sframe_section *sec, void *dst,
-			unsigned long addr, unsigned long len)
+static __always_inline long sframe_copy(const struct sframe_section *sec,
+					void *dst, unsigned long addr,
+					unsigned long len)
 {
 	unsigned long end;
 
@@ -97,8 +107,9 @@ static long sframe_copy(const struct sframe_section *sec, void *dst,
 	return len - copy_from_user(dst, (const void __user *)addr, len);
 }
 
-static int sframe_read(const struct sframe_section *sec, void *dst,
-		       unsigned long addr, unsigned long len)
+static __always_inline int sframe_read(const struct sframe_section *sec,
+				       void *dst, unsigned long addr,
+				       unsigned long len)
 {
 	long got = sframe_copy(sec, dst, addr, len);
 
@@ -107,29 +118,26 @@ static int sframe_read(const struct sframe_section *sec, void *dst,
 	return (unsigned long)got == len ? 0 : -EFAULT;
 }
 
-/*
- * Make @size bytes at @addr in the FRE sub-section available at *@p,
- * refilling the read-ahead buffer if needed.
- */
-static int sframe_fetch(const struct sframe_section *sec,
-			struct sframe_reader *r, unsigned long addr,
-			unsigned long size, const u8 **p)
+/* Refill the read-ahead buffer from @addr, for sframe_fetch() */
+static int sframe_refill(const struct sframe_section *sec,
+			 struct sframe_reader *r, unsigned long addr,
+			 unsigned long size)
 {
-	unsigned long want;
 	long got;
 
-	if (addr >= r->base && addr - r->base <= r->len &&
-	    r->len - (addr - r->base) >= size) {
-		*p = r->buf + (addr - r->base);
-		return 0;
-	}
 	if (addr < sec->fres_start || addr >= sec->fres_end ||
 	    sec->fres_end - addr < size) {
 		sframe_reject("read past the FRE sub-section");
 		return -EBADMSG;
 	}
-	want = min_t(unsigned long, sec->fres_end - addr, sizeof(r->buf));
-	got = sframe_copy(sec, r->buf, addr, want);
+	/*
+	 * A constant size when the FREs go on: the copy is then inlined, and
+	 * the reads that follow it can be forwarded from its stores.
+	 */
+	if (sec->fres_end - addr >= sizeof(r->buf))
+		got = sframe_copy(sec, r->buf, addr, sizeof(r->buf));
+	else
+		got = sframe_copy(sec, r->buf, addr, sec->fres_end - addr);
 	if (got < 0)
 		return got;
 	r->base = addr;
@@ -137,7 +145,28 @@ static int sframe_fetch(const struct sframe_section *sec,
 	/* Only the bytes asked for must be readable, not the read-ahead. */
 	if ((unsigned long)got < size)
 		return -EFAULT;
-	*p = r->buf;
+	return 0;
+}
+
+/*
+ * Make @size bytes at @addr in the FRE sub-section available at *@p,
+ * refilling the read-ahead buffer if needed.  The buffer only ever holds
+ * bytes of the FRE sub-section.
+ */
+static __always_inline int sframe_fetch(const struct sframe_section *sec,
+					struct sframe_reader *r,
+					unsigned long addr, unsigned long size,
+					const u8 **p)
+{
+	int ret;
+
+	if (addr < r->base || addr - r->base > r->len ||
+	    r->len - (addr - r->base) < size) {
+		ret = sframe_refill(sec, r, addr, size);
+		if (ret)
+			return ret;
+	}
+	*p = r->buf + (addr - r->base);
 	return 0;
 }
 
@@ -215,7 +244,7 @@ int sframe_section_init(struct sframe_section *sec,
 	}
 	/* A lookup is a binary search: it needs sorted FDEs. */
 	if (!(h.flags & SFRAME_F_FDE_SORTED)) {
-		sframe_reject("FDEs not sorted");
+		sframe_reject("FDEs not flagged as sorted");
 		return -ENOEXEC;
 	}
 	if (!sframe_abi_supported(h.abi_arch)) {
@@ -286,46 +315,34 @@ int sframe_section_init(struct sframe_section *sec,
 	return 0;
 }
 
-/* Read FDE @i (a V3 index entry: the attributes come with the FREs). */
-static int sframe_read_fde(const struct sframe_section *sec, u32 i,
-			   struct sframe_fde *fde)
+/*
+ * The function start and size of the FDE read from user address @addr into
+ * @raw, checked to lie in the text.  What a binary search probe needs.
+ */
+static __always_inline int sframe_fde_range(const struct sframe_section *sec,
+					    const void *raw, bool v2,
+					    unsigned long addr,
+					    unsigned long *start, u32 *size)
 {
-	unsigned long addr, base, end;
-	s64 start;
-	int ret;
+	unsigned long base, end;
+	s64 off;
 
-	if (sec->version == SFRAME_VERSION_2) {
-		struct sframe_fde_v2 raw;
+	if (v2) {
+		const struct sframe_fde_v2 *e = raw;
 
-		addr = sec->fdes_start + (unsigned long)i * sizeof(raw);
-		ret = sframe_read(sec, &raw, addr, sizeof(raw));
-		if (ret)
-			return ret;
-		start = (s32)le32_to_cpu(raw.func_start);
-		fde->size = le32_to_cpu(raw.func_size);
-		fde->fres_off = le32_to_cpu(raw.fres_off);
-		fde->num_fres = le32_to_cpu(raw.num_fres);
-		fde->info = raw.info;
-		fde->info2 = SFRAME_FDE_TYPE_DEFAULT;
-		fde->rep_size = raw.rep_size;
+		off = (s32)le32_to_cpu(e->func_start);
+		*size = le32_to_cpu(e->func_size);
 	} else {
-		struct sframe_fde_v3 raw;
+		const struct sframe_fde_v3 *e = raw;
 
-		addr = sec->fdes_start + (unsigned long)i * sizeof(raw);
-		ret = sframe_read(sec, &raw, addr, sizeof(raw));
-		if (ret)
-			return ret;
-		start = (s64)le64_to_cpu(raw.func_start);
-		fde->size = le32_to_cpu(raw.func_size);
-		fde->fres_off = le32_to_cpu(raw.fres_off);
+		off = (s64)le64_to_cpu(e->func_start);
+		*size = le32_to_cpu(e->func_size);
 	}
-
 	base = (sec->flags & SFRAME_F_FDE_FUNC_START_PCREL) ? addr :
 							       sec->sframe_start;
-	if (check_add_overflow(base, start, &fde->start) ||
-	    fde->start < sec->text_start ||
-	    check_add_overflow(fde->start, fde->size, &end) ||
-	    end > sec->text_end) {
+	if (check_add_overflow(base, off, start) ||
+	    *start < sec->text_start ||
+	    check_add_overflow(*start, *size, &end) || end > sec->text_end) {
 		sframe_reject("FDE outside the text range");
 		return -EBADMSG;
 	}
@@ -333,110 +350,188 @@ static int sframe_read_fde(const struct sframe_section *sec, u32 i,
 }
 
 /*
- * Find the last FDE that starts at or before @ip: a binary search that
- * checks that the entries it probes are in order.
+ * Decode the rest of the FDE whose range sframe_fde_range() checked (a V3
+ * index entry: the rest is with the FREs).
  */
-static int sframe_find_fde(const struct sframe_section *sec, unsigned long ip,
-			   struct sframe_fde *fde)
+static __always_inline void sframe_decode_fde(const void *raw, bool v2,
+					      unsigned long start, u32 size,
+					      struct sframe_fde *fde)
 {
-	unsigned long lo_start = 0, hi_start = ULONG_MAX;
-	u32 lo = 0, hi = sec->num_fdes;
-	struct sframe_fde probe;
-	bool found = false;
-	int ret;
+	fde->start = start;
+	fde->size = size;
+	if (v2) {
+		const struct sframe_fde_v2 *e = raw;
 
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
+		fde->fres_off = le32_to_cpu(e->fres_off);
+		fde->num_fres = le32_to_cpu(e->num_fres);
+		fde->info = e->info;
+		fde->info2 = SFRAME_FDE_TYPE_DEFAULT;
+		fde->rep_size = e->rep_size;
+	} else {
+		const struct sframe_fde_v3 *e = raw;
 
-		ret = sframe_read_fde(sec, mid, &probe);
-		if (ret)
-			return ret;
-		if (probe.start < lo_start || probe.start > hi_start) {
-			sframe_reject("FDEs not sorted");
-			return -EBADMSG;
-		}
-		if (probe.start <= ip) {
-			*fde = probe;
-			found = true;
-			lo_start = probe.start;
-			lo = mid + 1;
-		} else {
-			hi_start = probe.start;
-			hi = mid;
-		}
+		fde->fres_off = le32_to_cpu(e->fres_off);
+		/* The rest is read with the FREs */
+		fde->num_fres = 0;
+		fde->info = 0;
+		fde->info2 = 0;
+		fde->rep_size = 0;
 	}
-	if (!found || ip - fde->start >= fde->size)
-		return -ENOENT;
-	return 0;
+}
+
+/* The search reads the last few FDEs with one copy. */
+#define SFRAME_FDE_BATCH	4
+
+/*
+ * Where to probe in [lo, hi): interpolated from the starts that bound the
+ * range, lo_start <= ip < hi_start, as FDEs are spread over the text fairly
+ * evenly.  In u64 without overflow: the shift keeps both factors below 2^32.
+ */
+static __always_inline u32 sframe_guess(unsigned long ip, u32 lo, u32 hi,
+					unsigned long lo_start,
+					unsigned long hi_start)
+{
+	u64 span = hi_start - lo_start, pos = ip - lo_start;
+	unsigned int shift = fls64(span) > 32 ? fls64(span) - 32 : 0;
+
+	return lo + div64_u64((pos >> shift) * (hi - lo), (span >> shift) + 1);
 }
 
 /*
- * Find the FRE of @fde that covers @ip: the last one that starts at or
- * before it.  FREs are scanned in order, bounded by the FDE's count and by
- * the end of the FRE sub-section, and stop at the first one past @ip.
+ * Find the FDE that covers @ip: the first probed FDE that does, else the
+ * last one of the final few that starts at or before it.  The probes
+ * interpolate, and bisect after two that did not halve the range, so that
+ * their number stays O(log FDEs); the last few entries are read at once.
+ * Every entry read must lie in the text and be in order with the others.
+ * Inlined once per version, for constant entry sizes in the hot loop.
  */
-static int sframe_find_fre(const struct sframe_section *sec,
-			   struct sframe_fde *fde, unsigned long ip,
-			   struct sframe_fre *fre)
+static __always_inline int sframe_search(const struct sframe_section *sec,
+					 unsigned long ip, bool v2,
+					 struct sframe_fde *fde)
 {
-	unsigned long addr, pc, match = 0, size, prev = 0;
-	unsigned int addr_size, word_size, i;
-	struct sframe_reader r = {};
+	u8 buf[SFRAME_FDE_BATCH * sizeof(struct sframe_fde_v2)];
+	union {
+		struct sframe_fde_v2 v2;
+		struct sframe_fde_v3 v3;
+	} e;
+	/* The entries before lo start at or before ip, from hi on after it */
+	unsigned long lo_start = sec->text_start, hi_start = sec->text_end;
+	unsigned int esize = v2 ? sizeof(struct sframe_fde_v2) :
+				  sizeof(struct sframe_fde_v3);
+	u32 lo = 0, hi = sec->num_fdes, i, size, slow = 0, cand_size = 0;
+	unsigned long addr, start, cand_start = 0;
+	const void *cand = NULL;
+	int ret;
+
+	while (hi - lo > SFRAME_FDE_BATCH) {
+		u32 n = hi - lo, mid;
+
+		if (slow < 2)
+			mid = sframe_guess(ip, lo, hi, lo_start, hi_start);
+		else
+			mid = lo + n / 2;	/* bisect: O(log FDEs) */
+		addr = sec->fdes_start + (unsigned long)mid * esize;
+		ret = sframe_read(sec, &e, addr, esize);
+		if (!ret)
+			ret = sframe_fde_range(sec, &e, v2, addr, &start,
+					       &size);
+		if (ret)
+			return ret;
+		if (start < lo_start || start > hi_start) {
+			sframe_reject("FDEs not sorted");
+			return -EBADMSG;
+		}
+		if (start <= ip && ip - start < size) {
+			sframe_decode_fde(&e, v2, start, size, fde);
+			return 0;
+		}
+		if (start > ip) {
+			hi_start = start;
+			hi = mid;
+		} else {
+			lo_start = start;
+			lo = mid + 1;
+		}
+		slow = slow < 2 && hi - lo > n / 2 ? slow + 1 : 0;
+	}
+
+	/*
+	 * A probe that starts before ip but does not cover it can only be
+	 * the answer if no later entry starts before ip: then nothing covers
+	 * ip.  So only the last few entries matter now.
+	 */
+	if (lo < hi) {
+		long got;
+
+		addr = sec->fdes_start + (unsigned long)lo * esize;
+		/*
+		 * A constant size, again, if the FDE array goes on: the entries
+		 * after hi are not looked at, and need not be readable.
+		 */
+		if (sec->num_fdes - lo >= SFRAME_FDE_BATCH)
+			got = sframe_copy(sec, buf, addr,
+					  SFRAME_FDE_BATCH * esize);
+		else
+			got = sframe_copy(sec, buf, addr, (hi - lo) * esize);
+		if (got < 0)
+			return got;
+		if ((unsigned long)got < (hi - lo) * esize)
+			return -EFAULT;
+		for (i = 0; i < hi - lo; i++) {
+			ret = sframe_fde_range(sec, buf + i * esize, v2,
+					       addr + i * esize, &start, &size);
+			if (ret)
+				return ret;
+			if (start < lo_start || start > hi_start) {
+				sframe_reject("FDEs not sorted");
+				return -EBADMSG;
+			}
+			/* The entries after this one do not matter */
+			if (start > ip)
+				break;
+			lo_start = start;
+			cand = buf + i * esize;
+			cand_start = start;
+			cand_size = size;
+		}
+	}
+	if (!cand || ip - cand_start >= cand_size)
+		return -ENOENT;
+	sframe_decode_fde(cand, v2, cand_start, cand_size, fde);
+	return 0;
+}
+
+static int sframe_find_fde(const struct sframe_section *sec, unsigned long ip,
+			   struct sframe_fde *fde)
+{
+	if (sec->version == SFRAME_VERSION_2)
+		return sframe_search(sec, ip, true, fde);
+	return sframe_search(sec, ip, false, fde);
+}
+
+/*
+ * Scan the FREs of @fde from @addr for the last one that starts at or before
+ * @pc, and decode it.  Inlined once per FRE start size.
+ */
+static __always_inline int sframe_scan(const struct sframe_section *sec,
+				       struct sframe_reader *r,
+				       const struct sframe_fde *fde,
+				       unsigned long addr, unsigned long pc,
+				       unsigned int addr_size,
+				       struct sframe_fre *fre)
+{
+	unsigned long match = 0, size, prev = 0;
+	unsigned int word_size, i;
 	bool found = false;
 	const u8 *p;
 	u32 n;
 	int ret;
 
-	if (check_add_overflow(sec->fres_start, fde->fres_off, &addr)) {
-		sframe_reject("read past the FRE sub-section");
-		return -EBADMSG;
-	}
-	if (sec->version == SFRAME_VERSION_3) {
-		const struct sframe_fde_v3_attr *attr;
-
-		ret = sframe_fetch(sec, &r, addr, sizeof(*attr), &p);
-		if (ret)
-			return ret;
-		attr = (const struct sframe_fde_v3_attr *)p;
-		fde->num_fres = le16_to_cpu(attr->num_fres);
-		fde->info = attr->info;
-		fde->info2 = attr->info2;
-		fde->rep_size = attr->rep_size;
-		addr += sizeof(*attr);
-	}
-
-	switch (fde->info & SFRAME_FDE_INFO_FRE_TYPE) {
-	case SFRAME_FRE_TYPE_ADDR1:
-		addr_size = 1;
-		break;
-	case SFRAME_FRE_TYPE_ADDR2:
-		addr_size = 2;
-		break;
-	case SFRAME_FRE_TYPE_ADDR4:
-		addr_size = 4;
-		break;
-	default:
-		sframe_reject("bad FRE type");
-		return -EBADMSG;
-	}
-	pc = ip - fde->start;
-	if (fde->info & SFRAME_FDE_INFO_PCMASK) {
-		if (!fde->rep_size) {
-			sframe_reject("PCMASK FDE with rep_size 0");
-			return -EBADMSG;
-		}
-		pc %= fde->rep_size;
-	}
-	if (SFRAME_V3_FDE_TYPE(fde->info2) > SFRAME_FDE_TYPE_FLEX) {
-		sframe_reject("unknown FDE type");
-		return -EOPNOTSUPP;
-	}
-
 	for (n = 0; n < fde->num_fres; n++) {
 		unsigned long start;
 		u8 info;
 
-		ret = sframe_fetch(sec, &r, addr, addr_size + 1, &p);
+		ret = sframe_fetch(sec, r, addr, addr_size + 1, &p);
 		if (ret)
 			return ret;
 		if (addr_size == 1)
@@ -451,8 +546,8 @@ static int sframe_find_fre(const struct sframe_section *sec,
 			sframe_reject("bad data word size");
 			return -EBADMSG;
 		}
-		size = addr_size + 1 + SFRAME_FRE_INFO_NWORDS(info) *
-			(1UL << SFRAME_FRE_INFO_WORD_SIZE(info));
+		size = addr_size + 1 + (SFRAME_FRE_INFO_NWORDS(info) <<
+					SFRAME_FRE_INFO_WORD_SIZE(info));
 		if (sec->fres_end - addr < size) {
 			sframe_reject("read past the FRE sub-section");
 			return -EBADMSG;
@@ -481,7 +576,7 @@ static int sframe_find_fre(const struct sframe_section *sec,
 		return 0;
 	word_size = 1U << SFRAME_FRE_INFO_WORD_SIZE(fre->info);
 	fre->word_size = word_size;
-	ret = sframe_fetch(sec, &r, match + addr_size + 1,
+	ret = sframe_fetch(sec, r, match + addr_size + 1,
 			   fre->nwords * word_size, &p);
 	if (ret)
 		return ret;
@@ -494,6 +589,68 @@ static int sframe_find_fre(const struct sframe_section *sec,
 			fre->words[i] = get_unaligned_le32(p);
 	}
 	return 0;
+}
+
+/*
+ * Find the FRE of @fde that covers @ip: the last one that starts at or
+ * before it.  FREs are scanned in order, bounded by the FDE's count and by
+ * the end of the FRE sub-section, and stop at the first one past @ip.
+ */
+static int sframe_find_fre(const struct sframe_section *sec,
+			   struct sframe_fde *fde, unsigned long ip,
+			   struct sframe_fre *fre)
+{
+	struct sframe_reader r;
+	unsigned long addr, pc;
+	const u8 *p;
+	int ret;
+
+	/* Nothing read ahead yet */
+	r.base = 0;
+	r.len = 0;
+	if (check_add_overflow(sec->fres_start, fde->fres_off, &addr)) {
+		sframe_reject("read past the FRE sub-section");
+		return -EBADMSG;
+	}
+	if (sec->version == SFRAME_VERSION_3) {
+		const struct sframe_fde_v3_attr *attr;
+
+		ret = sframe_fetch(sec, &r, addr, sizeof(*attr), &p);
+		if (ret)
+			return ret;
+		attr = (const struct sframe_fde_v3_attr *)p;
+		fde->num_fres = le16_to_cpu(attr->num_fres);
+		fde->info = attr->info;
+		fde->info2 = attr->info2;
+		fde->rep_size = attr->rep_size;
+		addr += sizeof(*attr);
+	}
+
+	if ((fde->info & SFRAME_FDE_INFO_FRE_TYPE) > SFRAME_FRE_TYPE_ADDR4) {
+		sframe_reject("bad FRE type");
+		return -EBADMSG;
+	}
+	pc = ip - fde->start;
+	if (fde->info & SFRAME_FDE_INFO_PCMASK) {
+		if (!fde->rep_size) {
+			sframe_reject("PCMASK FDE with rep_size 0");
+			return -EBADMSG;
+		}
+		pc %= fde->rep_size;
+	}
+	if (SFRAME_V3_FDE_TYPE(fde->info2) > SFRAME_FDE_TYPE_FLEX) {
+		sframe_reject("unknown FDE type");
+		return -EOPNOTSUPP;
+	}
+
+	switch (fde->info & SFRAME_FDE_INFO_FRE_TYPE) {
+	case SFRAME_FRE_TYPE_ADDR1:
+		return sframe_scan(sec, &r, fde, addr, pc, 1, fre);
+	case SFRAME_FRE_TYPE_ADDR2:
+		return sframe_scan(sec, &r, fde, addr, pc, 2, fre);
+	default:
+		return sframe_scan(sec, &r, fde, addr, pc, 4, fre);
+	}
 }
 
 /* Data word @i of @fre as a signed offset */
@@ -716,7 +873,8 @@ int sframe_find_rule(const struct sframe_section *sec, unsigned long ip,
 
 	abi = sec->abi_arch == SFRAME_ABI_AMD64_ENDIAN_LITTLE ?
 	      &sframe_abi_amd64 : &sframe_abi_aarch64;
-	memset(rule, 0, sizeof(*rule));
+	/* Every path below sets the three locations */
+	rule->flags = 0;
 	if (sec->version == SFRAME_VERSION_3 &&
 	    (fde.info & SFRAME_V3_FDE_INFO_SIGNAL))
 		rule->flags |= SFRAME_RULE_SIGNAL;

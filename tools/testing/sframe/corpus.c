@@ -99,7 +99,7 @@ static int ref_init(struct ref *r, const char **why)
 	if (r->flags & ~(r->version == 2 ? 7u : 5u))
 		FAIL(-ENOEXEC, "unknown header flags");
 	if (!(r->flags & 1))
-		FAIL(-ENOEXEC, "FDEs not sorted");
+		FAIL(-ENOEXEC, "FDEs not flagged as sorted");
 	r->abi = h[4];
 	if (r->abi_mode ? r->abi != r->abi_mode : r->abi != 2 && r->abi != 3)
 		FAIL(-ENOEXEC, "unsupported ABI");
@@ -184,15 +184,27 @@ static int ref_flex(unsigned int ctrl, int off, unsigned int max,
 	return 0;
 }
 
+/* The decoder's probe position: interpolation, see sframe_guess() */
+static uint64_t ref_guess(uint64_t ip, uint64_t lo, uint64_t hi,
+			  uint64_t lo_start, uint64_t hi_start)
+{
+	uint64_t span = hi_start - lo_start, pos = ip - lo_start;
+	int bits = 64 - __builtin_clzll(span);
+	int shift = bits > 32 ? bits - 32 : 0;
+
+	return lo + (pos >> shift) * (hi - lo) / ((span >> shift) + 1);
+}
+
 static int ref_lookup(const struct ref *r, uint64_t ip, bool top,
 		      struct sframe_rule *rule, const char **why)
 {
 	const bool x86 = r->abi == 3;
 	const unsigned int sp = x86 ? 7 : 31, fp = x86 ? 6 : 29;
 	const unsigned int max_reg = x86 ? 15 : 31;
+	const unsigned int esz = r->version == 2 ? 20 : 16;
 	uint64_t lo = 0, hi = r->nfdes, off, pc, prev = 0, match = 0;
-	__int128 lo_start = 0, hi_start = ~0ULL;
-	unsigned int ssz, info = 0, n, ws, i;
+	uint64_t lo_start = r->ts, hi_start = r->te;
+	unsigned int ssz, info = 0, n, ws, i, slow = 0;
 	struct ref_fde f = { 0 }, p;
 	uint64_t w[16];
 	bool found = false;
@@ -201,22 +213,52 @@ static int ref_lookup(const struct ref *r, uint64_t ip, bool top,
 	*why = NULL;
 	if (ip < r->ts || ip >= r->te)
 		return -ENOENT;
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
+	/*
+	 * The search: probes that interpolate, bisecting after two that did
+	 * not halve the range, until 4 entries at most are left; a probe that
+	 * covers ip ends it.  Then the rest up to the first entry past ip.
+	 */
+	while (hi - lo > 4) {
+		uint64_t cnt = hi - lo, mid;
 
+		mid = slow < 2 ? ref_guess(ip, lo, hi, lo_start, hi_start) :
+				 lo + cnt / 2;
 		ret = ref_fde(r, mid, &p, why);
 		if (ret)
 			return ret;
 		if (p.start < lo_start || p.start > hi_start)
 			FAIL(-EBADMSG, "FDEs not sorted");
-		if (p.start <= ip) {
-			f = p;
-			found = true;
-			lo_start = p.start;
-			lo = mid + 1;
-		} else {
+		if (p.start > ip) {
 			hi_start = p.start;
 			hi = mid;
+		} else if (ip - (uint64_t)p.start < p.size) {
+			f = p;
+			found = true;
+			break;
+		} else {
+			lo_start = p.start;
+			lo = mid + 1;
+		}
+		slow = slow < 2 && hi - lo > cnt / 2 ? slow + 1 : 0;
+	}
+	if (!found && lo < hi) {
+		if (faults(r, r->fdes + lo * esz, (hi - lo) * esz))
+			return -EFAULT;
+		for (i = 0; i < hi - lo; i++) {
+			/* Checked and faulted already: only decode */
+			struct ref tmp = *r;
+
+			tmp.hole_lo = tmp.hole_hi = ~0ULL;
+			ret = ref_fde(&tmp, lo + i, &p, why);
+			if (ret)
+				return ret;
+			if (p.start < lo_start || p.start > hi_start)
+				FAIL(-EBADMSG, "FDEs not sorted");
+			if (p.start > ip)
+				break;
+			lo_start = p.start;
+			f = p;
+			found = true;
 		}
 	}
 	if (!found || ip - (uint64_t)f.start >= f.size)
@@ -838,7 +880,7 @@ static void cat_header_bytes(void)
 					if (v & ~(b->s.version == 2 ? 7 : 5))
 						c.exp_why = "unknown header flags";
 					else if (!(v & 1))
-						c.exp_why = "FDEs not sorted";
+						c.exp_why = "FDEs not flagged as sorted";
 					else
 						c.exp_known = false;
 					break;

@@ -816,6 +816,66 @@ static void test_many_fdes(void)
 	}
 }
 
+/*
+ * Interpolation cannot be fooled into more than O(log FDEs) probes: FDEs
+ * bunched at the start of a huge text, or at its end, or growing
+ * geometrically.
+ */
+static void test_skewed_fdes(void)
+{
+	const unsigned long a = 0x10000000UL, t = 0x40000000UL;
+	static struct sfw_fde fdes[1 << 14];
+	static struct sfw_fre fre[1];
+	unsigned int n = 1 << 14, i, layout, bits, max_reads;
+	struct sframe_section sec;
+	unsigned long reads, worst = 0, ip;
+	uint64_t start;
+	struct sfw_sec s;
+	size_t len;
+
+	fre[0] = sfw_fre(0, false, 1, 8);
+	for (bits = 0, i = n; i; i >>= 1)
+		bits++;
+	/* Each bisection comes after two slow probes at most */
+	max_reads = 3 * bits + 2;
+	for (layout = 0; layout < 3; layout++) {
+		sfw_sec_init(&s, 3, SFW_ABI_AMD64_LE, a);
+		for (i = 0, start = t; i < n; i++) {
+			uint32_t size = 16;
+
+			if (layout == 0 && i == n - 1)
+				size = 0x40000000;	/* one huge last one */
+			if (layout == 1 && i == 0)
+				size = 0x40000000;	/* one huge first one */
+			if (layout == 2)
+				size = 16 + (i * i) / 64;
+			sfw_fde_init(&fdes[i], start, size);
+			fdes[i].fres = fre;
+			fdes[i].nfres = 1;
+			start += size;
+		}
+		s.fdes = fdes;
+		s.nfdes = n;
+		len = sfw_write(&s, buf, sizeof(buf));
+		if (!setup_ok(&sec, buf, len, a, t, start, "skewed fdes"))
+			continue;
+		for (i = 0; i < n; i += 1 + i / 16) {
+			ip = fdes[i].start + fdes[i].size / 2;
+			reads = test_mem_reads();
+			expect_ok(&sec, ip, false, x86_rule(false, 8, false, 0),
+				  "skewed fdes");
+			reads = test_mem_reads() - reads;
+			if (reads > worst)
+				worst = reads;
+			CHECK(reads <= max_reads,
+			      "skewed fdes %u: %lu reads for FDE %u", layout,
+			      reads, i);
+		}
+	}
+	printf("# skewed FDEs: at most %lu reads a lookup (bound %u)\n", worst,
+	       max_reads);
+}
+
 /* Faults: the header, an FDE, FREs; the read-ahead must not fail lookups */
 static void test_faults(void)
 {
@@ -1041,7 +1101,16 @@ static void test_header(void)
 	s.version = 3;
 	len = sfw_write(&s, buf, sizeof(buf));
 	ret = setup(&sec, buf, len, a, t, t + 0x10);
-	CHECK(ret == -ENOEXEC, "v3 FP flag: %s", err_str(ret));
+	CHECK(ret == -ENOEXEC && !strcmp(test_last_reject(),
+					 "unknown header flags"),
+	      "v3 FP flag: %s", err_str(ret));
+	/* Unsorted sections (as in .o files) cannot be searched */
+	s.flags = SFW_F_PCREL;
+	len = sfw_write(&s, buf, sizeof(buf));
+	ret = setup(&sec, buf, len, a, t, t + 0x10);
+	CHECK(ret == -ENOEXEC && !strcmp(test_last_reject(),
+					 "FDEs not flagged as sorted"),
+	      "unsorted: %s", err_str(ret));
 }
 
 int main(int argc, char **argv)
@@ -1060,6 +1129,7 @@ int main(int argc, char **argv)
 	test_flex();
 	test_real();
 	test_many_fdes();
+	test_skewed_fdes();
 	test_faults();
 	test_changes();
 	test_header();

@@ -20,6 +20,12 @@
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 #endif
+#ifndef __always_inline
+#define __always_inline	inline __attribute__((__always_inline__))
+#endif
+#ifndef noinline
+#define noinline	__attribute__((__noinline__))
+#endif
 #ifndef __must_check
 #define __must_check	__attribute__((__warn_unused_result__))
 #endif

@@ -6,6 +6,14 @@
 #define min_t(type, x, y) ({			\
 	type __x = (x), __y = (y);		\
 	__x < __y ? __x : __y; })
+#define min(x, y) ({				\
+	typeof(x) __a = (x);			\
+	typeof(y) __b = (y);			\
+	__a < __b ? __a : __b; })
+#define max(x, y) ({				\
+	typeof(x) __a = (x);			\
+	typeof(y) __b = (y);			\
+	__a > __b ? __a : __b; })
 #define max_t(type, x, y) ({			\
 	type __x = (x), __y = (y);		\
 	__x > __y ? __x : __y; })

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Userspace stand-in for <linux/bitops.h>: what the decoder uses. */
+#ifndef _SFRAME_SHIM_LINUX_BITOPS_H
+#define _SFRAME_SHIM_LINUX_BITOPS_H
+
+#include <linux/types.h>
+
+/* The position of the most significant bit set, 1-based; 0 for 0 */
+static inline int fls64(u64 x)
+{
+	return x ? 64 - __builtin_clzll(x) : 0;
+}
+
+#endif
