@@ -113,8 +113,8 @@ static int sframe_insert(struct mm_struct *mm, struct sframe_entry *e)
 static int sframe_check_mapped(struct mm_struct *mm, unsigned long start,
 			       unsigned long end, vm_flags_t flags)
 {
-	struct vm_area_struct *vma;
 	VMA_ITERATOR(vmi, mm, start);
+	struct vm_area_struct *vma;
 
 	for_each_vma_range(vmi, vma, end) {
 		if (vma->vm_start > start)
@@ -187,7 +187,7 @@ int sframe_add_section(struct mm_struct *mm, unsigned long sframe_start,
 	if (ret)
 		return ret;
 
-	e = kzalloc(sizeof(*e), GFP_KERNEL_ACCOUNT);
+	e = kzalloc_obj(*e, GFP_KERNEL_ACCOUNT);
 	if (!e)
 		return -ENOMEM;
 	ret = sframe_section_init(&e->sec, sframe_start, sframe_end,

@@ -168,6 +168,7 @@ static inline int sframe_dup_mm(struct mm_struct *mm, struct mm_struct *oldmm)
 {
 	return 0;
 }
+
 static inline void sframe_free_mm(struct mm_struct *mm) { }
 static inline void sframe_unmap_range(struct mm_struct *mm, unsigned long start,
 				      unsigned long end, bool text_only) { }

@@ -51,10 +51,10 @@ static struct sframe_objinfo *codectl_objinfo(const struct codectl_sframe *arg)
 	    (arg->file_start > arg->text_start || arg->file_end < arg->text_end))
 		return ERR_PTR(-EINVAL);
 	if (arg->build_id_len > CODECTL_BUILD_ID_MAX ||
-	    (!arg->build_id) != (!arg->build_id_len))
+	    !arg->build_id != !arg->build_id_len)
 		return ERR_PTR(-EINVAL);
 
-	info = kzalloc(sizeof(*info), GFP_KERNEL_ACCOUNT);
+	info = kzalloc_obj(*info, GFP_KERNEL_ACCOUNT);
 	if (!info)
 		return ERR_PTR(-ENOMEM);
 	refcount_set(&info->refs, 1);
