@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libcodectl_chain.so: the library part of the codectl stack test's call
+ * chain (codectl_chain.h), built without frame pointers and with an SFrame
+ * section.  Each function uses a callee-saved register for a value of its
+ * own, so that the frame pointer register holds no frame pointer: a frame
+ * pointer walk through these frames goes astray.
+ */
+#include <sys/cdefs.h>	/* __always_inline */
+
+#include "codectl_chain.h"
+
+#define CL_FN	__attribute__((noipa, visibility("default")))
+
+/*
+ * Put a non-pointer in the frame pointer register across a call, as code
+ * built with -fomit-frame-pointer may.  Inlined into the caller, so that the
+ * caller saves and restores the register.
+ */
+static __always_inline void cl_scramble_fp(long v)
+{
+#if defined(__x86_64__)
+	asm volatile("mov %0, %%rbp" : : "r" (v) : "rbp");
+#else
+	(void)v;
+#endif
+}
+
+CL_FN long cl_call(struct cl_walk *w)
+{
+	long r;
+
+	CL_NOTE(w);
+	cl_scramble_fp(0x5a5a5a5a5aL);
+	r = w->callback(w);
+	CL_KEEP(r);
+	return r + 1;
+}
+
+CL_FN long cl_middle(struct cl_walk *w)
+{
+	long r;
+
+	CL_NOTE(w);
+	r = cl_call(w);
+	CL_KEEP(r);
+	return r + 1;
+}
+
+CL_FN long cl_entry(struct cl_walk *w)
+{
+	long r;
+
+	CL_NOTE(w);
+	r = cl_middle(w);
+	CL_KEEP(r);
+	return r + 1;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The call chain of the codectl stack test, through a dlopen()ed library.
+ *
+ *	main                   (the test program)
+ *	cl_entry               (libcodectl_chain.so)
+ *	cl_middle              (libcodectl_chain.so)
+ *	cl_call                (libcodectl_chain.so)
+ *	the callback           (the test program): a getppid system call
+ *
+ * The library is built with -fomit-frame-pointer -Wa,--gsframe: only its
+ * SFrame section, registered by codectl(2), lets the kernel unwind its
+ * frames.  Every function records its name and return address as it runs:
+ * the stack the kernel must report at the system call.
+ */
+#ifndef CODECTL_CHAIN_H
+#define CODECTL_CHAIN_H
+
+#define CL_MAX_DEPTH	8
+
+struct cl_walk {
+	int depth;			/* functions entered so far */
+	const char *name[CL_MAX_DEPTH];
+	unsigned long ra[CL_MAX_DEPTH];	/* ra[i]: into the caller of name[i] */
+	long (*callback)(struct cl_walk *w);
+	unsigned long top_ip;		/* right after the system call */
+	long ret;			/* what it returned */
+};
+
+/* Record the running function's name and return address. */
+#define CL_NOTE(w)							\
+do {									\
+	struct cl_walk *__w = (w);					\
+									\
+	if (__w->depth < CL_MAX_DEPTH) {				\
+		__w->name[__w->depth] = __func__;			\
+		__w->ra[__w->depth] =					\
+			(unsigned long)__builtin_return_address(0);	\
+	}								\
+	__w->depth++;							\
+} while (0)
+
+/* Keep a value live after a call, so that the call is not a tail call. */
+#define CL_KEEP(x)	({ asm volatile("" : "+r" (x) : : "memory"); })
+
+/* The library's functions; the dlopen test looks up cl_entry only. */
+long cl_entry(struct cl_walk *w);
+long cl_middle(struct cl_walk *w);
+long cl_call(struct cl_walk *w);
+
+#endif /* CODECTL_CHAIN_H */

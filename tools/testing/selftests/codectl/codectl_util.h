@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers of the codectl(2) selftests: the system call, /proc/<pid>/sframe,
+ * program headers of loaded objects, and child processes.
+ */
+#ifndef CODECTL_UTIL_H
+#define CODECTL_UTIL_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <linux/codectl.h>
+
+#ifndef __NR_codectl
+#define __NR_codectl	473
+#endif
+
+#ifndef PT_GNU_SFRAME
+#define PT_GNU_SFRAME	0x6474e554
+#endif
+
+/* The documented limit of registrations per process (SFRAME_MAX_SECTIONS). */
+#define CT_MAX_SECTIONS	1024
+
+/* The audit module, installed next to the tests. */
+#define CT_AUDIT_SO	"sframe-audit.so"
+
+/* The --gsframe library of the dlopen and stack tests. */
+#define CT_LIB_SO	"libcodectl_chain.so"
+
+/* codectl() as the kernel sees it.  Returns 0, or the errno it set. */
+int ct_codectl(unsigned int option, const void *info, size_t size,
+	       unsigned int flags);
+int ct_register(const struct codectl_sframe *arg);
+int ct_unregister(unsigned long text_start);
+
+/* One line of /proc/<pid>/sframe. */
+struct ct_line {
+	unsigned long text_start, text_end;
+	unsigned long sframe_start, sframe_end;
+	unsigned int version;
+	char source[16];		/* "exec" or "codectl" */
+	char state[16];			/* "ok" or "bad" */
+	char build_id[2 * CODECTL_BUILD_ID_MAX + 1];	/* hex, or "" */
+	char path[PATH_MAX + 1];	/* as shown, or "" */
+};
+
+/*
+ * Read /proc/self/sframe: the number of lines, or -1 after printing why.
+ * When @text_start is not 0, the line of that registration goes to @found
+ * (and *@nfound counts such lines); @source, if not NULL, counts only lines
+ * of that source.
+ */
+int ct_sframe_lines(unsigned long text_start, struct ct_line *found,
+		    int *nfound, const char *source);
+
+/* Print /proc/self/sframe, as diagnostics. */
+void ct_sframe_dump(void);
+
+/*
+ * The executable PT_LOAD segments and the PT_GNU_SFRAME segment of a
+ * loaded object, at run time.
+ */
+#define CT_MAX_TEXT	8
+
+struct ct_object {
+	unsigned long sframe_start, sframe_end;	/* 0 if none */
+	unsigned int ntext;
+	unsigned long text_start[CT_MAX_TEXT], text_end[CT_MAX_TEXT];
+	unsigned char build_id[CODECTL_BUILD_ID_MAX];
+	unsigned int build_id_len;
+};
+
+/* The running program itself.  Returns 0, or -1 after printing why. */
+int ct_self_object(struct ct_object *obj);
+/* An object dlopen() returned.  Returns 0, or -1 after printing why. */
+int ct_dl_object(void *handle, struct ct_object *obj);
+
+/* The directory of /proc/self/exe, where the test's files are. */
+int ct_exe_dir(char *buf, size_t len);
+
+/*
+ * Run /proc/self/exe with @argv[1..] (argv[0] is its name), with the
+ * environment variable @env ("NAME=value", or NULL) added, and wait at most
+ * @timeout_s seconds.  @err_out, when not NULL, gets what the child wrote on
+ * its standard error (malloc()ed, NUL-terminated).  Returns its exit status
+ * (0-255), or -1 after printing why (killed, timed out, not started).
+ */
+int ct_run_self(char *const argv[], const char *env, int timeout_s,
+		char **err_out);
+/* The same for the program at @path. */
+int ct_run(const char *path, char *const argv[], const char *env,
+	   int timeout_s, char **err_out);
+
+/* The path of the program's interpreter (PT_INTERP), or NULL. */
+const char *ct_interp(void);
+
+/* Hex string of @len bytes at @p, into @buf of at least 2 * @len + 1. */
+void ct_hex(char *buf, const unsigned char *p, unsigned int len);
+
+#endif /* CODECTL_UTIL_H */
