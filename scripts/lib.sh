@@ -67,7 +67,7 @@ cache_key() {
 }
 
 # The kselftest directories of the series, run in the guest.
-KSELFTEST_TARGETS=${KSELFTEST_TARGETS:-sframe}
+KSELFTEST_TARGETS=${KSELFTEST_TARGETS:-sframe codectl}
 
 # The Linux tree that is built: the assembled overlay (make tree).
 TREE=${TREE:-$OUT/tree}
