@@ -118,10 +118,13 @@ static __always_inline int sframe_read(const struct sframe_section *sec,
 	return (unsigned long)got == len ? 0 : -EFAULT;
 }
 
-/* Refill the read-ahead buffer from @addr, for sframe_fetch() */
-static int sframe_refill(const struct sframe_section *sec,
-			 struct sframe_reader *r, unsigned long addr,
-			 unsigned long size)
+/*
+ * Refill the read-ahead buffer from @addr, for sframe_fetch().  Inlined, so
+ * that the reader stays in registers during the FRE scan.
+ */
+static __always_inline int sframe_refill(const struct sframe_section *sec,
+					 struct sframe_reader *r,
+					 unsigned long addr, unsigned long size)
 {
 	long got;
 
