@@ -6,7 +6,7 @@
 
 S := scripts
 
-.PHONY: help demo check check-fast check-kernel check-series kernel tree \
+.PHONY: help demo check check-fast check-kernel check-series kernel tree sparse \
 	refresh series bench roots clean
 
 help:
@@ -21,6 +21,7 @@ help:
 	@echo '  make refresh       regenerate the overlay and patches/ from the commits in out/tree'
 	@echo '  make series        write the git format-patch series and cover letter to out/series'
 	@echo '  make bench         decoder benchmark: ours vs libsframe, ns per lookup'
+	@echo '  make sparse        sparse (C=2) on the files of the series, in the test kernel build'
 	@echo '  make roots         make the Debian roots (trixie, sid) if missing'
 	@echo '  make clean         remove out/ (caches stay in ~/.cache/sframe-linux)'
 
@@ -50,6 +51,9 @@ refresh:
 
 series:
 	$(S)/series
+
+sparse:
+	$(S)/check-sparse
 
 bench:
 	$(S)/bench
