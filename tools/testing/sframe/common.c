@@ -92,7 +92,8 @@ int setup(struct sframe_section *sec, const void *buf, size_t len,
 {
 	test_mem_reset();
 	if (len && test_mem_map(addr, buf, len)) {
-		printf("# setup: cannot map %zu bytes at %#lx\n", len, addr);
+		printf("# %s: cannot map %zu bytes at %#lx\n", __func__, len,
+		       addr);
 		return -1000;
 	}
 	test_mem_set_window(addr, addr + len);

@@ -12,6 +12,8 @@
 
 extern unsigned long nr_checks, nr_failures;
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 /* Count a check; print it as a KTAP diagnostic line when it fails. */
 #define CHECK(cond, ...) do {						\
 	nr_checks++;							\
@@ -93,7 +95,7 @@ struct fuzz_hdr {
 	uint32_t	text_size;
 	uint32_t	ip_off;		/* from the text start */
 	uint32_t	stride;
-} __attribute__((packed));
+} __packed;
 
 /* Write a seed file for the fuzzer into @dir */
 int write_seed(const char *dir, const char *name, const void *sec,

@@ -73,7 +73,12 @@ static bool faults(const struct ref *r, uint64_t off, uint64_t n)
 	return off < r->hole_hi && r->hole_lo < off + n;
 }
 
-#define FAIL(err, reason) do { *why = (reason); return (err); } while (0)
+/* Say why the reference refuses, and return its error */
+static int ref_fail(const char **why, int err, const char *reason)
+{
+	*why = reason;
+	return err;
+}
 
 static int ref_init(struct ref *r, const char **why)
 {
@@ -83,49 +88,56 @@ static int ref_init(struct ref *r, const char **why)
 
 	*why = NULL;
 	if (!r->len)
-		FAIL(-EINVAL, "empty or wrapping .sframe range");
+		return ref_fail(why, -EINVAL,
+				"empty or wrapping .sframe range");
 	if (r->te <= r->ts)
-		FAIL(-EINVAL, "empty or wrapping text range");
+		return ref_fail(why, -EINVAL, "empty or wrapping text range");
 	if (r->len < 28)
-		FAIL(-ENOEXEC, "section shorter than its header");
+		return ref_fail(why, -ENOEXEC,
+				"section shorter than its header");
 	if (faults(r, 0, 28))
 		return -EFAULT;
 	if (le(h, 2) != 0xdee2)
-		FAIL(-ENOEXEC, "bad magic");
+		return ref_fail(why, -ENOEXEC, "bad magic");
 	r->version = h[2];
 	if (r->version != 2 && r->version != 3)
-		FAIL(-ENOEXEC, "unsupported version");
+		return ref_fail(why, -ENOEXEC, "unsupported version");
 	r->flags = h[3];
 	if (r->flags & ~(r->version == 2 ? 7u : 5u))
-		FAIL(-ENOEXEC, "unknown header flags");
+		return ref_fail(why, -ENOEXEC, "unknown header flags");
 	if (!(r->flags & 1))
-		FAIL(-ENOEXEC, "FDEs not flagged as sorted");
+		return ref_fail(why, -ENOEXEC, "FDEs not flagged as sorted");
 	r->abi = h[4];
 	if (r->abi_mode ? r->abi != r->abi_mode : r->abi != 2 && r->abi != 3)
-		FAIL(-ENOEXEC, "unsupported ABI");
+		return ref_fail(why, -ENOEXEC, "unsupported ABI");
 	r->fixed_fp = (int8_t)h[5];
 	r->fixed_ra = (int8_t)h[6];
-	if ((r->abi == 3) != (r->fixed_ra != 0))
-		FAIL(-ENOEXEC, "bad fixed RA offset for the ABI");
+	/* AMD64 (3) has a fixed RA offset, the other ABIs none */
+	if (r->abi == 3 ? !r->fixed_ra : r->fixed_ra)
+		return ref_fail(why, -ENOEXEC,
+				"bad fixed RA offset for the ABI");
 	hdr = 28 + h[7];
 	if (hdr > r->len)
-		FAIL(-ENOEXEC, "auxiliary header past the section end");
+		return ref_fail(why, -ENOEXEC,
+				"auxiliary header past the section end");
 	r->nfdes = le(h + 8, 4);
 	esz = r->version == 2 ? 20 : 16;
 	r->fdes = hdr + le(h + 20, 4);
 	fdes_end = r->fdes + (uint64_t)r->nfdes * esz;
 	if (fdes_end > r->len)
-		FAIL(-ENOEXEC, "FDE sub-section out of bounds");
+		return ref_fail(why, -ENOEXEC, "FDE sub-section out of bounds");
 	fre_len = le(h + 16, 4);
 	r->fres = hdr + le(h + 24, 4);
 	r->fres_end = r->fres + fre_len;
 	if (r->fres_end > r->len)
-		FAIL(-ENOEXEC, "FRE sub-section out of bounds");
+		return ref_fail(why, -ENOEXEC, "FRE sub-section out of bounds");
 	if (r->fdes < r->fres_end && r->fres < fdes_end)
-		FAIL(-ENOEXEC, "FDE and FRE sub-sections overlap");
+		return ref_fail(why, -ENOEXEC,
+				"FDE and FRE sub-sections overlap");
 	min = le(h + 12, 4) * 2 + (r->version == 3 ? r->nfdes * 5ull : 0);
 	if (fre_len < min)
-		FAIL(-ENOEXEC, "FRE sub-section too short for its counts");
+		return ref_fail(why, -ENOEXEC,
+				"FRE sub-section too short for its counts");
 	return 0;
 }
 
@@ -157,7 +169,7 @@ static int ref_fde(const struct ref *r, uint32_t i, struct ref_fde *f,
 	f->size = le(p + (r->version == 2 ? 4 : 8), 4);
 	f->fre_off = le(p + (r->version == 2 ? 8 : 12), 4);
 	if (f->start < r->ts || f->start + f->size > r->te)
-		FAIL(-EBADMSG, "FDE outside the text range");
+		return ref_fail(why, -EBADMSG, "FDE outside the text range");
 	return 0;
 }
 
@@ -173,13 +185,13 @@ static int ref_flex(unsigned int ctrl, int off, unsigned int max,
 		    struct sframe_loc *l, const char **why)
 {
 	if (ctrl & 4)
-		FAIL(-EOPNOTSUPP, "unknown flex control bits");
+		return ref_fail(why, -EOPNOTSUPP, "unknown flex control bits");
 	if (!(ctrl & 1)) {
 		*l = loc(SFRAME_LOC_CFA, 0, ctrl & 2, off);
 		return 0;
 	}
 	if ((ctrl >> 3) > max)
-		FAIL(-EOPNOTSUPP, "unsupported flex register");
+		return ref_fail(why, -EOPNOTSUPP, "unsupported flex register");
 	*l = loc(SFRAME_LOC_REG, ctrl >> 3, ctrl & 2, off);
 	return 0;
 }
@@ -227,14 +239,15 @@ static int ref_lookup(const struct ref *r, uint64_t ip, bool top,
 		if (ret)
 			return ret;
 		if (p.start < lo_start || p.start > hi_start)
-			FAIL(-EBADMSG, "FDEs not sorted");
-		if (p.start > ip) {
-			hi_start = p.start;
-			hi = mid;
-		} else if (ip - (uint64_t)p.start < p.size) {
+			return ref_fail(why, -EBADMSG, "FDEs not sorted");
+		if (p.start <= ip && ip - (uint64_t)p.start < p.size) {
 			f = p;
 			found = true;
 			break;
+		}
+		if (p.start > ip) {
+			hi_start = p.start;
+			hi = mid;
 		} else {
 			lo_start = p.start;
 			lo = mid + 1;
@@ -248,12 +261,14 @@ static int ref_lookup(const struct ref *r, uint64_t ip, bool top,
 			/* Checked and faulted already: only decode */
 			struct ref tmp = *r;
 
-			tmp.hole_lo = tmp.hole_hi = ~0ULL;
+			tmp.hole_lo = ~0ULL;
+			tmp.hole_hi = ~0ULL;
 			ret = ref_fde(&tmp, lo + i, &p, why);
 			if (ret)
 				return ret;
 			if (p.start < lo_start || p.start > hi_start)
-				FAIL(-EBADMSG, "FDEs not sorted");
+				return ref_fail(why, -EBADMSG,
+						"FDEs not sorted");
 			if (p.start > ip)
 				break;
 			lo_start = p.start;
@@ -267,7 +282,8 @@ static int ref_lookup(const struct ref *r, uint64_t ip, bool top,
 	off = r->fres + f.fre_off;
 	if (r->version == 3) {
 		if (off + 5 > r->fres_end)
-			FAIL(-EBADMSG, "read past the FRE sub-section");
+			return ref_fail(why, -EBADMSG,
+					"read past the FRE sub-section");
 		if (faults(r, off, 5))
 			return -EFAULT;
 		f.num_fres = le(r->b + off, 2);
@@ -277,37 +293,42 @@ static int ref_lookup(const struct ref *r, uint64_t ip, bool top,
 		off += 5;
 	}
 	if ((f.info & 0xf) > 2)
-		FAIL(-EBADMSG, "bad FRE type");
+		return ref_fail(why, -EBADMSG, "bad FRE type");
 	ssz = 1 << (f.info & 0xf);
 	pc = ip - (uint64_t)f.start;
 	if (f.info & 0x10) {
 		if (!f.rep)
-			FAIL(-EBADMSG, "PCMASK FDE with rep_size 0");
+			return ref_fail(why, -EBADMSG,
+					"PCMASK FDE with rep_size 0");
 		pc %= f.rep;
 	}
 	if ((f.info2 & 0x1f) > 1)
-		FAIL(-EOPNOTSUPP, "unknown FDE type");
+		return ref_fail(why, -EOPNOTSUPP, "unknown FDE type");
 
 	found = false;
 	for (i = 0; i < f.num_fres; i++) {
 		uint64_t start, fi;
 
 		if (off + ssz + 1 > r->fres_end)
-			FAIL(-EBADMSG, "read past the FRE sub-section");
+			return ref_fail(why, -EBADMSG,
+					"read past the FRE sub-section");
 		if (faults(r, off, ssz + 1))
 			return -EFAULT;
 		start = le(r->b + off, ssz);
 		fi = r->b[off + ssz];
 		if (((fi >> 5) & 3) == 3)
-			FAIL(-EBADMSG, "bad data word size");
+			return ref_fail(why, -EBADMSG, "bad data word size");
 		n = (fi >> 1) & 0xf;
 		ws = 1 << ((fi >> 5) & 3);
 		if (off + ssz + 1 + n * ws > r->fres_end)
-			FAIL(-EBADMSG, "read past the FRE sub-section");
+			return ref_fail(why, -EBADMSG,
+					"read past the FRE sub-section");
 		if (start < prev)
-			FAIL(-EBADMSG, "FRE starts not in order");
+			return ref_fail(why, -EBADMSG,
+					"FRE starts not in order");
 		if (start > f.size)
-			FAIL(-EBADMSG, "FRE start past the function");
+			return ref_fail(why, -EBADMSG,
+					"FRE start past the function");
 		if (start > pc)
 			break;
 		prev = start;
@@ -346,7 +367,7 @@ static int ref_lookup(const struct ref *r, uint64_t ip, bool top,
 	if ((f.info2 & 0x1f) == 0) {
 		i = 1;
 		if (n > 1u + !r->fixed_ra + !r->fixed_fp)
-			FAIL(-EBADMSG, "too many data words");
+			return ref_fail(why, -EBADMSG, "too many data words");
 		rule->cfa = loc(SFRAME_LOC_REG, info & 1 ? sp : fp, false,
 				sext(w[0], ws));
 		if (!r->fixed_ra && n > i)
@@ -359,9 +380,10 @@ static int ref_lookup(const struct ref *r, uint64_t ip, bool top,
 		unsigned int k;
 
 		if (n < 2)
-			FAIL(-EBADMSG, "truncated flex rule");
+			return ref_fail(why, -EBADMSG, "truncated flex rule");
 		if (!(w[0] & 1))
-			FAIL(-EBADMSG, "flex CFA rule not register-based");
+			return ref_fail(why, -EBADMSG,
+					"flex CFA rule not register-based");
 		ret = ref_flex(w[0], sext(w[1], ws), max_reg, &rule->cfa, why);
 		if (ret)
 			return ret;
@@ -371,7 +393,8 @@ static int ref_lookup(const struct ref *r, uint64_t ip, bool top,
 				continue;
 			}
 			if (i + 1 >= n)
-				FAIL(-EBADMSG, "truncated flex rule");
+				return ref_fail(why, -EBADMSG,
+						"truncated flex rule");
 			ret = ref_flex(w[i], sext(w[i + 1], ws), max_reg,
 				       dst[k], why);
 			if (ret)
@@ -380,10 +403,11 @@ static int ref_lookup(const struct ref *r, uint64_t ip, bool top,
 			if (k == 0 && !rule->ra.deref &&
 			    (rule->ra.kind == SFRAME_LOC_CFA ||
 			     rule->ra.reg == sp || rule->ra.reg == fp))
-				FAIL(-EOPNOTSUPP, "RA rule is a stack address");
+				return ref_fail(why, -EOPNOTSUPP,
+						"RA rule is a stack address");
 		}
 		if (i != n)
-			FAIL(-EBADMSG, "too many data words");
+			return ref_fail(why, -EBADMSG, "too many data words");
 	}
 	if (!top) {
 		const struct sframe_loc *l[3] = { &rule->cfa, &rule->ra,
@@ -392,8 +416,8 @@ static int ref_lookup(const struct ref *r, uint64_t ip, bool top,
 		for (i = 0; i < 3; i++)
 			if (l[i]->kind == SFRAME_LOC_REG && l[i]->reg != sp &&
 			    l[i]->reg != fp)
-				FAIL(-EOPNOTSUPP,
-				     "register rule in a non-topmost frame");
+				return ref_fail(why, -EOPNOTSUPP,
+						"register rule in a non-topmost frame");
 	}
 	return 0;
 }
@@ -861,7 +885,7 @@ static void cat_header_bytes(void)
 		const uint64_t fdes_end = b->s.fdes_off + b->s.nfdes *
 					  (b->s.version == 2 ? 20 : 16);
 
-		for (f = 0; f < sizeof(fields) / sizeof(fields[0]); f++) {
+		for (f = 0; f < ARRAY_SIZE(fields); f++) {
 			for (v = 0; v < 256; v++) {
 				struct mcase c = work_case(b);
 
@@ -953,15 +977,13 @@ static void cat_header_words(void)
 			unsigned int off = 8 + 4 * f;
 			uint32_t orig = le(b->buf + off, 4);
 
-			for (k = 0; k < sizeof(deltas) / sizeof(deltas[0]);
-			     k++) {
+			for (k = 0; k < ARRAY_SIZE(deltas); k++) {
 				struct mcase c = work_case(b);
 
 				put_le(work + off, orig + deltas[k], 4);
 				run_case(names[f], k, &c);
 			}
-			for (k = 0; k < sizeof(values) / sizeof(values[0]);
-			     k++) {
+			for (k = 0; k < ARRAY_SIZE(values); k++) {
 				struct mcase c = work_case(b);
 
 				put_le(work + off, values[k], 4);
@@ -1050,8 +1072,7 @@ static void cat_fde_fields(void)
 				uint64_t at = f->off + offs[fld];
 				uint64_t orig = le(b->buf + at, sizes[fld]);
 
-				for (k = 0; k < sizeof(deltas) / sizeof(deltas[0]);
-				     k++) {
+				for (k = 0; k < ARRAY_SIZE(deltas); k++) {
 					struct mcase c = work_case(b);
 
 					put_le(work + at, orig + deltas[k],

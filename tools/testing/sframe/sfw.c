@@ -15,8 +15,12 @@ void sfw_sec_init(struct sfw_sec *s, uint8_t version, uint8_t abi,
 	s->flags = SFW_F_SORTED | SFW_F_PCREL;
 	s->fixed_ra = abi == SFW_ABI_AMD64_LE ? -8 : 0;
 	s->addr = addr;
-	s->raw_magic = s->raw_num_fdes = s->raw_num_fres = SFW_NONE;
-	s->raw_fre_len = s->raw_fdes_off = s->raw_fres_off = SFW_NONE;
+	s->raw_magic = SFW_NONE;
+	s->raw_num_fdes = SFW_NONE;
+	s->raw_num_fres = SFW_NONE;
+	s->raw_fre_len = SFW_NONE;
+	s->raw_fdes_off = SFW_NONE;
+	s->raw_fres_off = SFW_NONE;
 }
 
 void sfw_fde_init(struct sfw_fde *f, uint64_t start, uint32_t size)
@@ -25,8 +29,11 @@ void sfw_fde_init(struct sfw_fde *f, uint64_t start, uint32_t size)
 	f->start = start;
 	f->size = size;
 	f->fre_type = -1;
-	f->raw_start = f->raw_num_fres = f->raw_fres_off = SFW_NONE;
-	f->raw_info = f->raw_info2 = SFW_NONE;
+	f->raw_start = SFW_NONE;
+	f->raw_num_fres = SFW_NONE;
+	f->raw_fres_off = SFW_NONE;
+	f->raw_info = SFW_NONE;
+	f->raw_info2 = SFW_NONE;
 }
 
 struct sfw_fre sfw_fre(uint32_t start, bool fp_base, unsigned int n, ...)

@@ -519,7 +519,7 @@ static void flex_case(uint8_t abi, unsigned int n, const int32_t *w,
 	expect(&sec, t + 5, false, ret_nontop, rule, why_nontop, what);
 }
 
-#define W(...)	(const int32_t[]){ __VA_ARGS__ }
+#define W(...)	((const int32_t[]){ __VA_ARGS__ })
 #define NW(...)	(sizeof((const int32_t[]){ __VA_ARGS__ }) / sizeof(int32_t))
 #define FLEX(abi, top, rule, why, nontop, why_nontop, what, ...)	\
 	flex_case(abi, NW(__VA_ARGS__), W(__VA_ARGS__), top, rule, why,	\

@@ -1,11 +1,13 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+// SPDX-License-Identifier: GPL-2.0
 /* Functions whose SFrame rows the unit test checks (see gen.sh). */
-void use(void *p);
+#include <stdalign.h>
+
+#include "funcs.h"
 
 /* Stack realignment with a DRAP register: flex FDEs in SFrame V3 */
 void drap(int n)
 {
-	char buf[64] __attribute__((aligned(64)));
+	alignas(64) char buf[64];
 	char *p = __builtin_alloca(n);
 
 	use(buf);

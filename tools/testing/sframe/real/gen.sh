@@ -21,7 +21,9 @@ section() {	# section READELF ELF NAME: print its address and size
 dump() {	# dump NAME ELF OBJDUMP READELF OBJCOPY
 	name=$1 elf=$2 objdump=$3 readelf=$4 objcopy=$5
 	$objcopy -O binary --only-section=.sframe "$elf" "$out/$name.sframe"
-	$objdump --sframe=.sframe "$elf" | sed 's/^/ * /' >"$out/$name.txt"
+	# named without OUTDIR, and without trailing blanks
+	(cd "$(dirname "$elf")" && $objdump --sframe=.sframe "${elf##*/}") |
+		sed 's/^/ * /; s/[[:space:]]*$//' >"$out/$name.txt"
 	sec=$(section "$readelf" "$elf" .sframe)
 	text=$(section "$readelf" "$elf" .text)
 	{
@@ -29,9 +31,10 @@ dump() {	# dump NAME ELF OBJDUMP READELF OBJCOPY
 		cat "$out/$name.txt"
 		echo " */"
 		echo "static const unsigned char ${name}_bytes[] = {"
-		od -An -v -tx1 "$out/$name.sframe" |
+		od -An -v -tx1 -w8 "$out/$name.sframe" |
 			sed 's/ \([0-9a-f][0-9a-f]\)/0x\1, /g; s/^/\t/; s/, $/,/'
 		echo "};"
+		echo
 		set -- $sec $text
 		echo "#define ${name}_addr 0x$1"
 		shift 2
@@ -48,7 +51,8 @@ dump() {	# dump NAME ELF OBJDUMP READELF OBJCOPY
 	cat "$out/$name.h"
 }
 
-cflags="-O2 -fno-asynchronous-unwind-tables -fasynchronous-unwind-tables -Wa,--gsframe -nostdlib -static -fno-stack-protector"
+cflags="-O2 -fno-asynchronous-unwind-tables -fasynchronous-unwind-tables"
+cflags="$cflags -Wa,--gsframe -nostdlib -static -fno-stack-protector"
 case $ver in
 2.4[0-5])
 	gcc $cflags -o "$out/x86_64-v2" "$here/funcs.c" "$here/start-x86_64.s"

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* What libsframe's sframe.h needs from binutils' unshipped ansidecl.h. */
-#define ATTRIBUTE_PACKED	__attribute__((__packed__))
-#define ATTRIBUTE_UNUSED	__attribute__((__unused__))
+#include "../shim/linux/compiler_attributes.h"
+
+#define ATTRIBUTE_PACKED	__packed
+#define ATTRIBUTE_UNUSED	__maybe_unused

@@ -3,7 +3,6 @@
  * canon: print an unwind rule in the dumpers' common notation (canon.h).
  */
 #include <elf.h>
-#include <inttypes.h>
 
 #include "canon.h"
 
@@ -40,14 +39,17 @@ static void canon_loc(FILE *f, unsigned int machine,
 		break;
 	case CANON_CFA:
 		if (is_cfa)
-			fprintf(f, "c%+" PRId64 "%s", l->off, l->deref ? "*" : "");
+			fprintf(f, "c%+lld%s", (long long)l->off,
+				l->deref ? "*" : "");
 		else
-			fprintf(f, "%s%+" PRId64, l->deref ? "c" : "cv", l->off);
+			fprintf(f, "%s%+lld", l->deref ? "c" : "cv",
+				(long long)l->off);
 		break;
 	case CANON_REG:
 		canon_reg(f, machine, l->reg);
 		if (is_cfa || l->off || l->deref)
-			fprintf(f, "%+" PRId64 "%s", l->off, l->deref ? "*" : "");
+			fprintf(f, "%+lld%s", (long long)l->off,
+				l->deref ? "*" : "");
 		break;
 	default:
 		fprintf(f, "?%d", l->kind);
@@ -68,7 +70,7 @@ static void canon_loc(FILE *f, unsigned int machine,
 void canon_print(FILE *f, unsigned int machine, uint64_t pc,
 		 const struct canon_rule *r)
 {
-	fprintf(f, "%" PRIx64, pc);
+	fprintf(f, "%llx", (unsigned long long)pc);
 	if (!r) {
 		fputs(" none\n", f);
 		return;

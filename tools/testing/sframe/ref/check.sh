@@ -61,7 +61,12 @@ for f in "$@"; do
 		echo "# ours: $oerr lookups failed with an error other than -ENOENT"
 	sed 's/^/# ours: /' "$w.ourstat" | head -n 12
 	paste -d '|' "$w.ref" "$w.ours" |
-		awk -F'|' '$1 != $2 { print "# libsframe: " $1; print "# ours:      " $2; if (++n == 10) exit }'
+		awk -F'|' '$1 != $2 {
+			print "# libsframe: " $1
+			print "# ours:      " $2
+			if (++n == 10)
+				exit
+		}'
 	echo "not ok $n $name # $note, $agree agree; outputs in $w.{ref,ours}"
 	fails=$((fails + 1))
 done

@@ -13,7 +13,6 @@
  */
 #include <elf.h>
 #include <errno.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -99,8 +98,8 @@ int main(int argc, char **argv)
 			if (rc == -ENOENT)
 				nenoent++;
 			else if (nother++ < 10)
-				fprintf(stderr, "%s: %#" PRIx64 ": error %d (%s)\n",
-					e.path, pc, rc,
+				fprintf(stderr, "%s: %#llx: error %d (%s)\n",
+					e.path, (unsigned long long)pc, rc,
 					test_last_reject() ?: "no reason");
 			canon_print(stdout, e.machine, pc, NULL);
 			continue;

@@ -15,7 +15,6 @@
  * turns the workarounds off to show the raw behaviour.
  */
 #include <elf.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -396,8 +395,8 @@ static bool ref_lookup(struct ref *r, uint64_t pc)
 		c.ra.kind = CANON_UNDEF;
 	} else if (fde_flex(r, f) ? ref_flex(r, &fre, &c) :
 		   ref_default(r, &fre, &c)) {
-		fprintf(stderr, "%s: %#" PRIx64 ": FRE libsframe cannot read\n",
-			r->elf.path, pc);
+		fprintf(stderr, "%s: %#llx: FRE libsframe cannot read\n",
+			r->elf.path, (unsigned long long)pc);
 		exit(2);
 	}
 	if (r->elf.machine == EM_AARCH64)
@@ -505,7 +504,7 @@ static void make_pcs(const struct ref *r)
 		if (!n || p.v[i] != p.v[n - 1])
 			p.v[n++] = p.v[i];
 	for (i = 0; i < n; i++)
-		printf("%" PRIx64 "\n", p.v[i]);
+		printf("%llx\n", (unsigned long long)p.v[i]);
 	free(p.v);
 }
 
@@ -517,14 +516,14 @@ static void list_fdes(const struct ref *r)
 	       r->version, r->flags, sframe_decoder_get_abi_arch(r->dctx),
 	       sframe_decoder_get_fixed_fp_offset(r->dctx),
 	       sframe_decoder_get_fixed_ra_offset(r->dctx), r->nfdes);
-	printf(" sframe %#" PRIx64 "+%#zx\n", r->elf.sframe_vaddr,
-	       r->elf.sframe_len);
+	printf(" sframe %#llx+%#zx\n",
+	       (unsigned long long)r->elf.sframe_vaddr, r->elf.sframe_len);
 	for (i = 0; i < r->nfdes; i++) {
 		const struct fde *f = &r->fdes[i];
 
-		printf("%u %#" PRIx64 " size %u fres %u info %#x info2 %#x rep %u\n",
-		       i, r->elf.sframe_vaddr + f->start, f->size, f->nfres,
-		       f->info, f->info2, f->rep);
+		printf("%u %#llx size %u fres %u info %#x info2 %#x rep %u\n",
+		       i, (unsigned long long)(r->elf.sframe_vaddr + f->start),
+		       f->size, f->nfres, f->info, f->info2, f->rep);
 	}
 }
 

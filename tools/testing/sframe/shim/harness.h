@@ -2,10 +2,13 @@
 /*
  * Force-included into every file built with SFRAME_SHIM_CFLAGS, as kernel
  * builds force-include compiler_types.h: the annotations that the kernel has
- * everywhere, and the harness's versions of the decoder's two hooks.
+ * everywhere (the attributes from <linux/compiler_attributes.h>, as there),
+ * and the harness's versions of the decoder's two hooks.
  */
 #ifndef _SFRAME_SHIM_HARNESS_H
 #define _SFRAME_SHIM_HARNESS_H
+
+#include <linux/compiler_attributes.h>
 
 #ifndef __user
 #define __user
@@ -13,21 +16,9 @@
 #ifndef __force
 #define __force
 #endif
-#ifndef __packed
-#define __packed	__attribute__((__packed__))
-#endif
 #ifndef likely
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
-#endif
-#ifndef __always_inline
-#define __always_inline	inline __attribute__((__always_inline__))
-#endif
-#ifndef noinline
-#define noinline	__attribute__((__noinline__))
-#endif
-#ifndef __must_check
-#define __must_check	__attribute__((__warn_unused_result__))
 #endif
 
 /* Record why the decoder refused something: see test_last_reject(). */

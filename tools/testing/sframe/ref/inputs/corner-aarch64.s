@@ -1,11 +1,12 @@
-// SPDX-License-Identifier: GPL-2.0
-//
-// AArch64 functions whose CFI exercises the corners of SFrame: rows where
-// the RA is still in LR, frame records, return-address signing with keys A
-// and B, an outermost frame, a signal frame, a CFA in another register, 2-
-// and 4-byte FRE start addresses and data words.  Assembled with --gsframe
-// by GNU as 2.44 (SFrame V2) and 2.46+ (V3); README says what each version
-// emits for each function.  Only decoded, never run.
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * AArch64 functions whose CFI exercises the corners of SFrame: rows where
+ * the RA is still in LR, frame records, return-address signing with keys A
+ * and B, an outermost frame, a signal frame, a CFA in another register, 2-
+ * and 4-byte FRE start addresses and data words.  Assembled with --gsframe
+ * by GNU as 2.44 (SFrame V2) and 2.46+ (V3); README says what each version
+ * emits for each function.  Only decoded, never run.
+ */
 
 	.text
 

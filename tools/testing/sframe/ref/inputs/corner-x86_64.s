@@ -1,10 +1,11 @@
-# SPDX-License-Identifier: GPL-2.0
-#
-# x86-64 functions whose CFI exercises the corners of SFrame: DRAP, a CFA in
-# another register, the RA in a register, an outermost frame, a signal
-# frame, 2- and 4-byte FRE start addresses and data words.  Assembled with
-# --gsframe by GNU as 2.44 (SFrame V2) and 2.46+ (V3); README says what each
-# version emits for each function.  Only decoded, never run.
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * x86-64 functions whose CFI exercises the corners of SFrame: DRAP, a CFA in
+ * another register, the RA in a register, an outermost frame, a signal
+ * frame, 2- and 4-byte FRE start addresses and data words.  Assembled with
+ * --gsframe by GNU as 2.44 (SFrame V2) and 2.46+ (V3); README says what each
+ * version emits for each function.  Only decoded, never run.
+ */
 
 	.text
 

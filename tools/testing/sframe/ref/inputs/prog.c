@@ -14,6 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* noinline, __cold, __noreturn, __printf() */
+#include "../../shim/linux/compiler_attributes.h"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 struct node {
 	int		op;	/* 0: number, else '+', '-', '*', '/' */
 	long		val;
@@ -23,7 +28,7 @@ struct node {
 static jmp_buf parse_error;
 static const char *cursor;
 
-static __attribute__((noreturn, cold, noinline)) void fail(const char *what)
+static __noreturn __cold noinline void fail(const char *what)
 {
 	fprintf(stderr, "parse error: %s at '%s'\n", what, cursor);
 	longjmp(parse_error, 1);
@@ -137,8 +142,7 @@ static int evaluate(const char *text, long *out)
 }
 
 /* Variadic, with a big local buffer */
-static __attribute__((format(printf, 2, 3))) int report(FILE *f,
-							const char *fmt, ...)
+static __printf(2, 3) int report(FILE *f, const char *fmt, ...)
 {
 	char buf[4096];
 	va_list ap;
@@ -152,9 +156,8 @@ static __attribute__((format(printf, 2, 3))) int report(FILE *f,
 }
 
 /* Arguments passed on the stack, many live values */
-static __attribute__((noinline)) long mix(long a, long b, long c, long d,
-					  long e, long f, long g, long h,
-					  long i, long j)
+static noinline long mix(long a, long b, long c, long d, long e, long f,
+			 long g, long h, long i, long j)
 {
 	long x = a * b + c, y = d ^ e, z = f - g, w = h | i;
 
@@ -168,7 +171,7 @@ static __attribute__((noinline)) long mix(long a, long b, long c, long d,
 }
 
 /* A variable-length array and alloca() */
-static __attribute__((noinline)) unsigned int checksum(const char *s, int n)
+static noinline unsigned int checksum(const char *s, int n)
 {
 	unsigned char vla[n + 1];
 	char *copy = alloca(n + 16);
@@ -198,7 +201,7 @@ static long op_mul(long a, long b) { return a * b; }
 
 static const op_fn ops[] = { op_add, op_sub, op_mul };
 
-static __attribute__((noinline)) long fold(const long *v, int n, int which)
+static noinline long fold(const long *v, int n, int which)
 {
 	long acc = v[0];
 
@@ -208,7 +211,7 @@ static __attribute__((noinline)) long fold(const long *v, int n, int which)
 }
 
 /* Tail recursion the compiler may turn into a loop or a jump */
-static __attribute__((noinline)) long gcd(long a, long b)
+static noinline long gcd(long a, long b)
 {
 	return b ? gcd(b, a % b) : a;
 }
@@ -223,11 +226,11 @@ static const char *const exprs[] = {
 
 int main(int argc, char **argv)
 {
-	long results[sizeof(exprs) / sizeof(exprs[0])];
+	long results[ARRAY_SIZE(exprs)];
 	unsigned int n = 0, i;
 	long v;
 
-	for (i = 0; i < sizeof(exprs) / sizeof(exprs[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(exprs); i++) {
 		if (evaluate(exprs[i], &v) == 0) {
 			report(stdout, "%s = %ld\n", exprs[i], v);
 			results[n++] = v;

@@ -6,8 +6,4 @@
 #include_next <linux/stddef.h>
 #include <stddef.h>
 
-#define sizeof_field(TYPE, MEMBER) sizeof((((TYPE *)0)->MEMBER))
-#define offsetofend(TYPE, MEMBER) \
-	(offsetof(TYPE, MEMBER) + sizeof_field(TYPE, MEMBER))
-
 #endif

@@ -21,10 +21,10 @@ struct test_mem_fast {
 	const unsigned char *win_buf;
 	unsigned long	reads;		/* copy_from_user() calls */
 };
+
 extern struct test_mem_fast test_mem_fast;
 
-void test_mem_window_violation(unsigned long addr, unsigned long n)
-	__attribute__((__noreturn__));
+void __noreturn test_mem_window_violation(unsigned long addr, unsigned long n);
 unsigned long test_mem_copy_slow(void *to, unsigned long from,
 				 unsigned long n);
 
