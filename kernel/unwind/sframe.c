@@ -861,7 +861,7 @@ int sframe_find_rule(const struct sframe_section *sec, unsigned long ip,
 		     bool topmost, struct sframe_rule *rule)
 {
 	const struct sframe_abi *abi;
-	struct sframe_fde fde;
+	struct sframe_fde fde = { };
 	struct sframe_fre fre;
 	int ret;
 
