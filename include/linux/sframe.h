@@ -117,10 +117,10 @@ struct task_struct;
 #ifdef CONFIG_UNWIND_USER_SFRAME
 
 #include <linux/refcount.h>
+#include <uapi/linux/codectl.h>
 
-/* Longest optional strings a registration may carry, with the NUL. */
-#define SFRAME_NAME_MAX		4096
-#define SFRAME_BUILD_ID_MAX	64
+/* The longest build ID a registration carries: codectl(2)'s bound. */
+#define SFRAME_BUILD_ID_MAX	CODECTL_BUILD_ID_MAX
 
 /**
  * struct sframe_objinfo - what consumers may know of a registered object
