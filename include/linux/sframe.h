@@ -117,10 +117,9 @@ struct task_struct;
 #ifdef CONFIG_UNWIND_USER_SFRAME
 
 #include <linux/refcount.h>
-#include <uapi/linux/codectl.h>
 
-/* The longest build ID a registration carries: codectl(2)'s bound. */
-#define SFRAME_BUILD_ID_MAX	CODECTL_BUILD_ID_MAX
+/* The longest build ID a registration carries (CODECTL_BUILD_ID_MAX). */
+#define SFRAME_BUILD_ID_MAX	64
 
 /**
  * struct sframe_objinfo - what consumers may know of a registered object

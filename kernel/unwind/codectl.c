@@ -22,6 +22,9 @@
 #include <linux/uaccess.h>
 #include <uapi/linux/codectl.h>
 
+/* The ABI's bound on build IDs is the size of the registry's buffer. */
+static_assert(CODECTL_BUILD_ID_MAX == SFRAME_BUILD_ID_MAX);
+
 /* A NUL-terminated user string of at most @max bytes, or NULL for none. */
 static char *codectl_strdup(u64 uptr, long max)
 {
