@@ -382,126 +382,183 @@ static __always_inline void sframe_decode_fde(const void *raw, bool v2,
 	}
 }
 
-/* The search reads the last few FDEs with one copy. */
-#define SFRAME_FDE_BATCH	4
+/*
+ * The search reads blocks of this many FDEs with one copy: an interpolated
+ * guess usually lands within a few entries of the answer, and when memory is
+ * cold a block (two or three cache lines, fetched in parallel) costs about
+ * what one entry does.
+ */
+#define SFRAME_FDE_BLOCK	8
+
+/*
+ * A large FDE array is first narrowed to one step of a coarse grid, of
+ * 2^(SFRAME_GRID_BITS - 1) to 2^SFRAME_GRID_BITS entries, one entry a probe.
+ * Every lookup starts on the same grid entries, so they stay cached as the
+ * first levels of a bisection do, and only the blocks that follow land on
+ * entries that no other lookup reads.  A smaller array stays cached whole.
+ */
+#define SFRAME_GRID_BITS	10
+#define SFRAME_GRID_MIN_FDES	(1U << 14)
+
+/*
+ * What the search knows: the entries before lo start at or before ip, those
+ * from hi on after it (at lo_start and hi_start at the nearest).
+ */
+struct sframe_bounds {
+	u32		lo, hi;
+	unsigned long	lo_start, hi_start;
+};
 
 /*
  * Where to probe in [lo, hi): interpolated from the starts that bound the
  * range, lo_start <= ip < hi_start, as FDEs are spread over the text fairly
  * evenly.  In u64 without overflow: the shift keeps both factors below 2^32.
  */
-static __always_inline u32 sframe_guess(unsigned long ip, u32 lo, u32 hi,
-					unsigned long lo_start,
-					unsigned long hi_start)
+static __always_inline u32 sframe_guess(unsigned long ip,
+					const struct sframe_bounds *b)
 {
-	u64 span = hi_start - lo_start, pos = ip - lo_start;
+	u64 span = b->hi_start - b->lo_start, pos = ip - b->lo_start;
 	unsigned int shift = fls64(span) > 32 ? fls64(span) - 32 : 0;
 
-	return lo + div64_u64((pos >> shift) * (hi - lo), (span >> shift) + 1);
+	return b->lo + div64_u64((pos >> shift) * (b->hi - b->lo),
+				 (span >> shift) + 1);
 }
 
 /*
- * Find the FDE that covers @ip: the first probed FDE that does, else the
- * last one of the final few that starts at or before it.  The probes
- * interpolate, and bisect after two that did not halve the range, so that
- * their number stays O(log FDEs); the last few entries are read at once.
- * Every entry read must lie in the text and be in order with the others.
+ * Check the @count entries read into @buf from index @first (user address
+ * @addr), which lie in [b->lo, b->hi), and narrow @b to the entries after
+ * the last one that starts at or before @ip and before the first one that
+ * starts after it.  Every entry looked at must lie in the text and be in
+ * order with the bounds.  Returns 0 with @fde filled if that last entry
+ * covers @ip, -ENOENT if it does not and the next one starts after @ip
+ * (a gap: no entry can cover @ip), 1 if the answer lies outside the block.
+ */
+static __always_inline int sframe_check_block(const struct sframe_section *sec,
+					      const u8 *buf, bool v2,
+					      unsigned long addr, u32 first,
+					      u32 count, unsigned long ip,
+					      struct sframe_bounds *b,
+					      struct sframe_fde *fde)
+{
+	unsigned int esize = v2 ? sizeof(struct sframe_fde_v2) :
+				  sizeof(struct sframe_fde_v3);
+	unsigned long start, cand_start = 0;
+	u32 i, size, cand_size = 0;
+	const u8 *cand = NULL;
+	int ret;
+
+	for (i = 0; i < count; i++, buf += esize, addr += esize) {
+		ret = sframe_fde_range(sec, buf, v2, addr, &start, &size);
+		if (ret)
+			return ret;
+		if (start < b->lo_start || start > b->hi_start) {
+			sframe_reject("FDEs not sorted");
+			return -EBADMSG;
+		}
+		if (start > ip) {
+			b->hi = first + i;
+			b->hi_start = start;
+			break;
+		}
+		b->lo = first + i + 1;
+		b->lo_start = start;
+		cand = buf;
+		cand_start = start;
+		cand_size = size;
+	}
+	if (cand && ip - cand_start < cand_size) {
+		sframe_decode_fde(cand, v2, cand_start, cand_size, fde);
+		return 0;
+	}
+	/* A gap, unless the block ended before an entry past ip was seen */
+	return cand && i < count ? -ENOENT : 1;
+}
+
+/*
+ * Find the FDE that covers @ip.  Each step probes around an interpolated
+ * guess, or bisects after two steps that did not halve the range, so that
+ * the number of steps stays O(log FDEs): a grid entry while the range spans
+ * more than a grid step (see SFRAME_GRID_BITS), then a block of entries.
  * Inlined once per version, for constant entry sizes in the hot loop.
  */
 static __always_inline int sframe_search(const struct sframe_section *sec,
 					 unsigned long ip, bool v2,
 					 struct sframe_fde *fde)
 {
-	u8 buf[SFRAME_FDE_BATCH * sizeof(struct sframe_fde_v2)];
-	union {
-		struct sframe_fde_v2 v2;
-		struct sframe_fde_v3 v3;
-	} e;
-	/* The entries before lo start at or before ip, from hi on after it */
-	unsigned long lo_start = sec->text_start, hi_start = sec->text_end;
+	u8 buf[SFRAME_FDE_BLOCK * sizeof(struct sframe_fde_v2)];
+	struct sframe_bounds b = {
+		.hi = sec->num_fdes,
+		.lo_start = sec->text_start,
+		.hi_start = sec->text_end,
+	};
 	unsigned int esize = v2 ? sizeof(struct sframe_fde_v2) :
 				  sizeof(struct sframe_fde_v3);
-	u32 lo = 0, hi = sec->num_fdes, i, size, slow = 0, cand_size = 0;
-	unsigned long addr, start, cand_start = 0;
-	const void *cand = NULL;
+	u32 grid = U32_MAX, first, count;
+	unsigned int slow = 0;
+	unsigned long addr;
 	int ret;
 
-	while (hi - lo > SFRAME_FDE_BATCH) {
-		u32 n = hi - lo, mid;
+	if (sec->num_fdes >= SFRAME_GRID_MIN_FDES)
+		grid = 1U << (fls(sec->num_fdes) - SFRAME_GRID_BITS);
 
-		if (slow < 2)
-			mid = sframe_guess(ip, lo, hi, lo_start, hi_start);
-		else
-			mid = lo + n / 2;	/* bisect: O(log FDEs) */
-		addr = sec->fdes_start + (unsigned long)mid * esize;
-		ret = sframe_read(sec, &e, addr, esize);
-		if (!ret)
-			ret = sframe_fde_range(sec, &e, v2, addr, &start,
-					       &size);
+	while (b.hi - b.lo > SFRAME_FDE_BLOCK) {
+		u32 n = b.hi - b.lo;
+
+		first = slow < 2 ? sframe_guess(ip, &b) : b.lo + n / 2;
+		if (n > grid) {
+			/*
+			 * The grid entry that starts the guess's step, or the
+			 * next one: n > grid puts it before hi.
+			 */
+			first &= ~(grid - 1);
+			if (first < b.lo)
+				first += grid;
+			addr = sec->fdes_start + (unsigned long)first * esize;
+			ret = sframe_read(sec, buf, addr, esize);
+			count = 1;
+		} else {
+			/* The block around the guess, inside [lo, hi) */
+			first = clamp(first, b.lo + SFRAME_FDE_BLOCK / 2,
+				      b.hi - SFRAME_FDE_BLOCK / 2) -
+				SFRAME_FDE_BLOCK / 2;
+			addr = sec->fdes_start + (unsigned long)first * esize;
+			ret = sframe_read(sec, buf, addr,
+					  SFRAME_FDE_BLOCK * esize);
+			count = SFRAME_FDE_BLOCK;
+		}
 		if (ret)
 			return ret;
-		if (start < lo_start || start > hi_start) {
-			sframe_reject("FDEs not sorted");
-			return -EBADMSG;
-		}
-		if (start <= ip && ip - start < size) {
-			sframe_decode_fde(&e, v2, start, size, fde);
-			return 0;
-		}
-		if (start > ip) {
-			hi_start = start;
-			hi = mid;
-		} else {
-			lo_start = start;
-			lo = mid + 1;
-		}
-		slow = slow < 2 && hi - lo > n / 2 ? slow + 1 : 0;
+		ret = sframe_check_block(sec, buf, v2, addr, first, count, ip,
+					 &b, fde);
+		if (ret <= 0)
+			return ret;
+		slow = slow < 2 && b.hi - b.lo > n / 2 ? slow + 1 : 0;
 	}
+	if (b.lo == b.hi)
+		return -ENOENT;
 
 	/*
-	 * A probe that starts before ip but does not cover it can only be
-	 * the answer if no later entry starts before ip: then nothing covers
-	 * ip.  So only the last few entries matter now.
+	 * The last few entries.  A constant size, again, if the FDE array
+	 * goes on: the entries after hi are not looked at, and need not be
+	 * readable.
 	 */
-	if (lo < hi) {
-		long got;
+	addr = sec->fdes_start + (unsigned long)b.lo * esize;
+	count = b.hi - b.lo;
+	if (sec->num_fdes - b.lo >= SFRAME_FDE_BLOCK) {
+		long got = sframe_copy(sec, buf, addr,
+				       SFRAME_FDE_BLOCK * esize);
 
-		addr = sec->fdes_start + (unsigned long)lo * esize;
-		/*
-		 * A constant size, again, if the FDE array goes on: the entries
-		 * after hi are not looked at, and need not be readable.
-		 */
-		if (sec->num_fdes - lo >= SFRAME_FDE_BATCH)
-			got = sframe_copy(sec, buf, addr,
-					  SFRAME_FDE_BATCH * esize);
-		else
-			got = sframe_copy(sec, buf, addr, (hi - lo) * esize);
 		if (got < 0)
 			return got;
-		if ((unsigned long)got < (hi - lo) * esize)
+		if ((unsigned long)got < count * esize)
 			return -EFAULT;
-		for (i = 0; i < hi - lo; i++) {
-			ret = sframe_fde_range(sec, buf + i * esize, v2,
-					       addr + i * esize, &start, &size);
-			if (ret)
-				return ret;
-			if (start < lo_start || start > hi_start) {
-				sframe_reject("FDEs not sorted");
-				return -EBADMSG;
-			}
-			/* The entries after this one do not matter */
-			if (start > ip)
-				break;
-			lo_start = start;
-			cand = buf + i * esize;
-			cand_start = start;
-			cand_size = size;
-		}
+	} else {
+		ret = sframe_read(sec, buf, addr, count * esize);
+		if (ret)
+			return ret;
 	}
-	if (!cand || ip - cand_start >= cand_size)
-		return -ENOENT;
-	sframe_decode_fde(cand, v2, cand_start, cand_size, fde);
-	return 0;
+	ret = sframe_check_block(sec, buf, v2, addr, b.lo, count, ip, &b, fde);
+	return ret > 0 ? -ENOENT : ret;
 }
 
 static int sframe_find_fde(const struct sframe_section *sec, unsigned long ip,

@@ -207,77 +207,118 @@ static uint64_t ref_guess(uint64_t ip, uint64_t lo, uint64_t hi,
 	return lo + (pos >> shift) * (hi - lo) / ((span >> shift) + 1);
 }
 
+/* The decoder's search state, see struct sframe_bounds */
+struct ref_bounds {
+	uint64_t	lo, hi, lo_start, hi_start;
+};
+
+/*
+ * Entries [first, first + cnt) as sframe_check_block() takes them: 0 with
+ * @f if the last one at or before ip covers it, -ENOENT for a gap, 1 to go
+ * on, or the error of the first bad entry.  Faults were checked already.
+ */
+static int ref_block(const struct ref *r, uint64_t first, uint64_t cnt,
+		     uint64_t ip, struct ref_bounds *b, struct ref_fde *f,
+		     const char **why)
+{
+	struct ref tmp = *r;
+	struct ref_fde p;
+	bool found = false;
+	uint64_t i;
+	int ret;
+
+	tmp.hole_lo = ~0ULL;
+	tmp.hole_hi = ~0ULL;
+	for (i = 0; i < cnt; i++) {
+		ret = ref_fde(&tmp, first + i, &p, why);
+		if (ret)
+			return ret;
+		if (p.start < b->lo_start || p.start > b->hi_start)
+			return ref_fail(why, -EBADMSG, "FDEs not sorted");
+		if (p.start > ip) {
+			b->hi = first + i;
+			b->hi_start = p.start;
+			break;
+		}
+		b->lo = first + i + 1;
+		b->lo_start = p.start;
+		*f = p;
+		found = true;
+	}
+	if (found && ip - (uint64_t)f->start < f->size)
+		return 0;
+	return found && i < cnt ? -ENOENT : 1;
+}
+
+/*
+ * The decoder's search: a grid entry a step while the range spans more than
+ * a grid step (arrays of 2^14 FDEs or more), then blocks of 8 around the
+ * guess; bisection after two steps that did not halve the range.  Then the
+ * last entries, of which only those before hi must be readable.
+ */
+static int ref_search(const struct ref *r, uint64_t ip, struct ref_fde *f,
+		      const char **why)
+{
+	const unsigned int esz = r->version == 2 ? 20 : 16, blk = 8;
+	struct ref_bounds b = { 0, r->nfdes, r->ts, r->te };
+	uint64_t grid = ~0ULL, first, cnt;
+	unsigned int slow = 0;
+	int ret;
+
+	if (r->nfdes >= 1u << 14)
+		grid = 1ull << (32 - __builtin_clz(r->nfdes) - 10);
+	while (b.hi - b.lo > blk) {
+		uint64_t n = b.hi - b.lo;
+
+		first = slow < 2 ? ref_guess(ip, b.lo, b.hi, b.lo_start,
+					     b.hi_start) : b.lo + n / 2;
+		if (n > grid) {
+			first -= first % grid;
+			if (first < b.lo)
+				first += grid;
+			cnt = 1;
+		} else {
+			if (first < b.lo + blk / 2)
+				first = b.lo + blk / 2;
+			if (first > b.hi - blk / 2)
+				first = b.hi - blk / 2;
+			first -= blk / 2;
+			cnt = blk;
+		}
+		if (faults(r, r->fdes + first * esz, cnt * esz))
+			return -EFAULT;
+		ret = ref_block(r, first, cnt, ip, &b, f, why);
+		if (ret <= 0)
+			return ret;
+		slow = slow < 2 && b.hi - b.lo > n / 2 ? slow + 1 : 0;
+	}
+	if (b.lo == b.hi)
+		return -ENOENT;
+	if (faults(r, r->fdes + b.lo * esz, (b.hi - b.lo) * esz))
+		return -EFAULT;
+	ret = ref_block(r, b.lo, b.hi - b.lo, ip, &b, f, why);
+	return ret > 0 ? -ENOENT : ret;
+}
+
 static int ref_lookup(const struct ref *r, uint64_t ip, bool top,
 		      struct sframe_rule *rule, const char **why)
 {
 	const bool x86 = r->abi == 3;
 	const unsigned int sp = x86 ? 7 : 31, fp = x86 ? 6 : 29;
 	const unsigned int max_reg = x86 ? 15 : 31;
-	const unsigned int esz = r->version == 2 ? 20 : 16;
-	uint64_t lo = 0, hi = r->nfdes, off, pc, prev = 0, match = 0;
-	uint64_t lo_start = r->ts, hi_start = r->te;
-	unsigned int ssz, info = 0, n, ws, i, slow = 0;
-	struct ref_fde f = { 0 }, p;
+	uint64_t off, pc, prev = 0, match = 0;
+	unsigned int ssz, info = 0, n, ws, i;
+	struct ref_fde f = { 0 };
 	uint64_t w[16];
-	bool found = false;
+	bool found;
 	int ret;
 
 	*why = NULL;
 	if (ip < r->ts || ip >= r->te)
 		return -ENOENT;
-	/*
-	 * The search: probes that interpolate, bisecting after two that did
-	 * not halve the range, until 4 entries at most are left; a probe that
-	 * covers ip ends it.  Then the rest up to the first entry past ip.
-	 */
-	while (hi - lo > 4) {
-		uint64_t cnt = hi - lo, mid;
-
-		mid = slow < 2 ? ref_guess(ip, lo, hi, lo_start, hi_start) :
-				 lo + cnt / 2;
-		ret = ref_fde(r, mid, &p, why);
-		if (ret)
-			return ret;
-		if (p.start < lo_start || p.start > hi_start)
-			return ref_fail(why, -EBADMSG, "FDEs not sorted");
-		if (p.start <= ip && ip - (uint64_t)p.start < p.size) {
-			f = p;
-			found = true;
-			break;
-		}
-		if (p.start > ip) {
-			hi_start = p.start;
-			hi = mid;
-		} else {
-			lo_start = p.start;
-			lo = mid + 1;
-		}
-		slow = slow < 2 && hi - lo > cnt / 2 ? slow + 1 : 0;
-	}
-	if (!found && lo < hi) {
-		if (faults(r, r->fdes + lo * esz, (hi - lo) * esz))
-			return -EFAULT;
-		for (i = 0; i < hi - lo; i++) {
-			/* Checked and faulted already: only decode */
-			struct ref tmp = *r;
-
-			tmp.hole_lo = ~0ULL;
-			tmp.hole_hi = ~0ULL;
-			ret = ref_fde(&tmp, lo + i, &p, why);
-			if (ret)
-				return ret;
-			if (p.start < lo_start || p.start > hi_start)
-				return ref_fail(why, -EBADMSG,
-						"FDEs not sorted");
-			if (p.start > ip)
-				break;
-			lo_start = p.start;
-			f = p;
-			found = true;
-		}
-	}
-	if (!found || ip - (uint64_t)f.start >= f.size)
-		return -ENOENT;
+	ret = ref_search(r, ip, &f, why);
+	if (ret)
+		return ret;
 
 	off = r->fres + f.fre_off;
 	if (r->version == 3) {

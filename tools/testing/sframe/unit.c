@@ -876,6 +876,88 @@ static void test_skewed_fdes(void)
 	       max_reads);
 }
 
+/* xorshift64: the same pseudo-random layout on every run */
+static uint64_t next_random(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/*
+ * A layout like a real program's, large enough for the search's grid
+ * (SFRAME_GRID_MIN_FDES): functions of random sizes, some far bigger than
+ * the rest, some with a gap after them.  Random PCs all over the text must
+ * find what a plain binary search over the layout finds, in O(log FDEs)
+ * reads.
+ */
+static void test_random_fdes(void)
+{
+	const unsigned long a = 0x10000000UL, t = 0x40000000UL;
+	static struct sfw_fde fdes[50000];
+	static struct sfw_fre fres[2];
+	const unsigned int n = ARRAY_SIZE(fdes);
+	unsigned long reads, worst, total, ip, end;
+	unsigned int i, k, v, lo, hi, bits, max_reads;
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	struct sframe_section sec;
+	struct sfw_sec s;
+	size_t len;
+
+	fres[0] = sfw_fre(0, false, 1, 8);
+	fres[1] = sfw_fre(1, false, 2, 16, -16);
+	for (bits = 0, i = n; i; i >>= 1)
+		bits++;
+	max_reads = 3 * bits + 2;
+	for (v = 2; v <= 3; v++) {
+		sfw_sec_init(&s, v, SFW_ABI_AMD64_LE, a);
+		for (i = 0, end = t; i < n; i++) {
+			uint64_t r = next_random(&x);
+			uint32_t size = r % 10 ? 2 + r % 300 : 2 + r % 20000;
+
+			sfw_fde_init(&fdes[i], end, size);
+			fdes[i].fres = fres;
+			fdes[i].nfres = 2;
+			end += size + ((r >> 32) % 4 ? 0 : (r >> 40) % 64);
+		}
+		s.fdes = fdes;
+		s.nfdes = n;
+		len = sfw_write(&s, buf, sizeof(buf));
+		CHECK(len, "random fdes: %u FDEs do not fit", n);
+		if (!len || !setup_ok(&sec, buf, len, a, t, end, "random fdes"))
+			continue;
+		for (k = 0, worst = 0, total = 0; k < 100000; k++) {
+			ip = t + next_random(&x) % (end - t);
+			for (lo = 0, hi = n; hi - lo > 1;) {
+				if (fdes[lo + (hi - lo) / 2].start <= ip)
+					lo += (hi - lo) / 2;
+				else
+					hi = lo + (hi - lo) / 2;
+			}
+			reads = test_mem_reads();
+			if (ip - fdes[lo].start >= fdes[lo].size)
+				expect_err(&sec, ip, false, -ENOENT, NULL,
+					   "random fdes gap");
+			else if (ip == fdes[lo].start)
+				expect_ok(&sec, ip, false,
+					  x86_rule(false, 8, false, 0),
+					  "random fdes entry");
+			else
+				expect_ok(&sec, ip, false,
+					  x86_rule(false, 16, true, -16),
+					  "random fdes body");
+			reads = test_mem_reads() - reads;
+			CHECK(reads <= max_reads,
+			      "random fdes: %lu reads at %#lx", reads, ip);
+			worst = reads > worst ? reads : worst;
+			total += reads;
+		}
+		printf("# random FDEs, V%u: %lu reads a lookup at most, %.2f on average (bound %u)\n",
+		       v, worst, total / 100000.0, max_reads);
+	}
+}
+
 /* Faults: the header, an FDE, FREs; the read-ahead must not fail lookups */
 static void test_faults(void)
 {
@@ -1130,6 +1212,7 @@ int main(int argc, char **argv)
 	test_real();
 	test_many_fdes();
 	test_skewed_fdes();
+	test_random_fdes();
 	test_faults();
 	test_changes();
 	test_header();

@@ -6,6 +6,11 @@
 #include <linux/types.h>
 
 /* The position of the most significant bit set, 1-based; 0 for 0 */
+static inline int fls(unsigned int x)
+{
+	return x ? 32 - __builtin_clz(x) : 0;
+}
+
 static inline int fls64(u64 x)
 {
 	return x ? 64 - __builtin_clzll(x) : 0;

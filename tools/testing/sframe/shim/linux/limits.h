@@ -4,4 +4,7 @@
 #define _SFRAME_SHIM_LINUX_LIMITS_H
 #include_next <linux/limits.h>
 #include <limits.h>
+#include <stdint.h>
+
+#define U32_MAX		UINT32_MAX
 #endif

@@ -18,4 +18,6 @@
 	type __x = (x), __y = (y);		\
 	__x > __y ? __x : __y; })
 
+#define clamp(val, lo, hi)	min(max(val, lo), hi)
+
 #endif
