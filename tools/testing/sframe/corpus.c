@@ -651,7 +651,10 @@ static unsigned int collect_ips(const struct base *b, uint64_t *ips)
 
 /* A case: a section, its setup expectation if known, and lookups */
 struct mcase {
-	const struct base *b;
+	const struct base *b;		/* NULL: a large section */
+	const char	*name;
+	const uint64_t	*ips;		/* else collect_ips(b) */
+	unsigned int	nips;
 	const uint8_t	*bytes;
 	uint64_t	len;
 	uint64_t	ts, te;
@@ -698,18 +701,20 @@ static void run_case(const char *cat, unsigned long idx,
 	if (c->exp_known)
 		CHECK(exp == c->exp_ret && str_eq(why, c->exp_why),
 		      "%s %lu (%s): the reference says %s \"%s\", the case %s \"%s\"",
-		      cat, idx, c->b->name, err_str(exp), why ?: "",
+		      cat, idx, c->name, err_str(exp), why ?: "",
 		      err_str(c->exp_ret), c->exp_why ?: "");
 	ret = sframe_section_init(&sec, SEC_ADDR, SEC_ADDR + c->len, c->ts,
 				  c->te);
 	CHECK(ret == exp && str_eq(test_last_reject(), why),
 	      "%s %lu (%s): setup %s \"%s\", want %s \"%s\"", cat, idx,
-	      c->b->name, err_str(ret), test_last_reject() ?: "",
+	      c->name, err_str(ret), test_last_reject() ?: "",
 	      err_str(exp), why ?: "");
 	if (ret || exp)
 		return;
 
-	n = collect_ips(c->b, ips);
+	n = c->ips ? c->nips : collect_ips(c->b, ips);
+	if (c->ips)
+		memcpy(ips, c->ips, n * sizeof(*ips));
 	for (i = 0; i < n; i++) {
 		for (top = 0; top < 2; top++) {
 			nr_lookups++;
@@ -720,7 +725,7 @@ static void run_case(const char *cat, unsigned long idx,
 			CHECK(ret == exp && str_eq(test_last_reject(), why) &&
 			      (ret || rule_eq(&got, &want)),
 			      "%s %lu (%s): ip %+ld%s: %s \"%s\" %s, want %s \"%s\" %s",
-			      cat, idx, c->b->name, (long)(ips[i] - c->ts),
+			      cat, idx, c->name, (long)(ips[i] - c->ts),
 			      top ? " top" : "", err_str(ret),
 			      test_last_reject() ?: "",
 			      ret ? "" : rule_str(&got, b1, sizeof(b1)),
@@ -733,8 +738,8 @@ static void run_case(const char *cat, unsigned long idx,
 static struct mcase base_case(const struct base *b, const uint8_t *bytes)
 {
 	struct mcase c = {
-		.b = b, .bytes = bytes, .len = b->len, .ts = b->ts,
-		.te = b->te, .hole_lo = ~0ULL, .hole_hi = ~0ULL,
+		.b = b, .name = b->name, .bytes = bytes, .len = b->len,
+		.ts = b->ts, .te = b->te, .hole_lo = ~0ULL, .hole_hi = ~0ULL,
 	};
 
 	return c;
@@ -1203,6 +1208,85 @@ static void cat_fde_order(void)
 	}
 }
 
+/*
+ * Large sections, where the FDE search starts on its grid (2^14 FDEs or
+ * more): a random layout per version, and cases with one corruption each
+ * (a random byte of an FDE, an FDE's start anywhere in the text, a fault
+ * over an FDE, a random byte of its FREs), looked up around the corrupted
+ * FDE and at random PCs.
+ */
+#define LARGE_FDES	20000
+#define LARGE_CASES	400
+
+static void cat_large(void)
+{
+	static struct sfw_fde fdes[LARGE_FDES];
+	static uint8_t bytes[1 << 20], large_work[1 << 20];
+	uint64_t x = 0x2545f4914f6cdd1dULL, ips[MAX_IPS], te, r;
+	struct sfw_fre fres[2];
+	unsigned int v, k, i, e, esz;
+	const struct sfw_fde *f;
+	struct sfw_sec s;
+	size_t len, j;
+
+	fres[0] = sfw_fre(0, false, 1, 8);
+	fres[1] = sfw_fre(1, false, 2, 16, -16);
+	for (v = 2; v <= 3; v++) {
+		esz = v == 2 ? 20 : 16;
+		sfw_sec_init(&s, v, SFW_ABI_AMD64_LE, SEC_ADDR);
+		te = sfw_random_layout(fdes, LARGE_FDES, TEXT, fres, 2, &x);
+		s.fdes = fdes;
+		s.nfdes = LARGE_FDES;
+		len = sfw_write(&s, bytes, sizeof(bytes));
+		CHECK(len, "large: %u FDEs do not fit", LARGE_FDES);
+		if (!len)
+			continue;
+		for (k = 0; k < LARGE_CASES; k++) {
+			struct mcase c = {
+				.name = v == 2 ? "large-v2" : "large-v3",
+				.ips = ips, .nips = MAX_IPS,
+				.bytes = large_work, .len = len,
+				.ts = TEXT, .te = te,
+				.hole_lo = ~0ULL, .hole_hi = ~0ULL,
+			};
+
+			e = sfw_random(&x) % LARGE_FDES;
+			f = &fdes[e];
+			r = sfw_random(&x);
+			memcpy(large_work, bytes, len);
+			switch (k % 4) {
+			case 0:		/* k == 0: none */
+				if (k)
+					large_work[f->off + r % esz] = r >> 8;
+				break;
+			case 1:		/* PCREL start */
+				put_le(large_work + f->off,
+				       TEXT + r % (te - TEXT) - SEC_ADDR -
+				       f->off, esz == 20 ? 4 : 8);
+				break;
+			case 2:
+				c.hole_lo = f->off;
+				c.hole_hi = f->off + esz;
+				break;
+			case 3:		/* V3: the attributes too */
+				j = v == 3 ? f->attr_off : f->fres_off;
+				large_work[j + r % (f->fres_end - j)] = r >> 8;
+				break;
+			}
+			i = 0;
+			for (j = e >= 4 ? e - 4 : 0;
+			     j < LARGE_FDES && i + 3 <= MAX_IPS / 2; j++) {
+				ips[i++] = fdes[j].start;
+				ips[i++] = fdes[j].start + 1;
+				ips[i++] = fdes[j].start + fdes[j].size;
+			}
+			while (i < MAX_IPS)
+				ips[i++] = TEXT + sfw_random(&x) % (te - TEXT);
+			run_case("large", k, &c);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int i;
@@ -1229,6 +1313,7 @@ int main(int argc, char **argv)
 	cat_info_bytes();
 	cat_fde_fields();
 	cat_fde_order();
+	cat_large();
 	printf("# %lu cases, %lu lookups\n", nr_cases, nr_lookups);
 	return finish("malformed_corpus");
 }

@@ -221,3 +221,29 @@ size_t sfw_write(struct sfw_sec *s, uint8_t *buf, size_t cap)
 	}
 	return s->size;
 }
+
+uint64_t sfw_random(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
+}
+
+uint64_t sfw_random_layout(struct sfw_fde *fdes, unsigned int n,
+			   uint64_t start, struct sfw_fre *fres,
+			   unsigned int nfres, uint64_t *state)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		uint64_t r = sfw_random(state);
+		uint32_t size = r % 10 ? 2 + r % 300 : 2 + r % 20000;
+
+		sfw_fde_init(&fdes[i], start, size);
+		fdes[i].fres = fres;
+		fdes[i].nfres = nfres;
+		start += size + ((r >> 32) % 4 ? 0 : (r >> 40) % 64);
+	}
+	return start;
+}

@@ -102,4 +102,16 @@ struct sfw_fre sfw_fre(uint32_t start, bool fp_base, unsigned int n, ...);
 /* Lay out and encode @s into @buf; returns the size, or 0 if it is too big. */
 size_t sfw_write(struct sfw_sec *s, uint8_t *buf, size_t cap);
 
+/* xorshift64: the same pseudo-random sequence from the same *@state */
+uint64_t sfw_random(uint64_t *state);
+/*
+ * Fill @fdes[0..n) with functions laid out from @start like a real
+ * program's: random sizes (2 to 301 bytes, one in ten up to 20001), one in
+ * four followed by a gap of up to 63 bytes; each function gets the @nfres
+ * FREs of @fres.  Returns the end of the last one.
+ */
+uint64_t sfw_random_layout(struct sfw_fde *fdes, unsigned int n,
+			   uint64_t start, struct sfw_fre *fres,
+			   unsigned int nfres, uint64_t *state);
+
 #endif

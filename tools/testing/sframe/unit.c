@@ -876,21 +876,11 @@ static void test_skewed_fdes(void)
 	       max_reads);
 }
 
-/* xorshift64: the same pseudo-random layout on every run */
-static uint64_t next_random(uint64_t *x)
-{
-	*x ^= *x << 13;
-	*x ^= *x >> 7;
-	*x ^= *x << 17;
-	return *x;
-}
-
 /*
- * A layout like a real program's, large enough for the search's grid
- * (SFRAME_GRID_MIN_FDES): functions of random sizes, some far bigger than
- * the rest, some with a gap after them.  Random PCs all over the text must
- * find what a plain binary search over the layout finds, in O(log FDEs)
- * reads.
+ * A layout like a real program's (sfw_random_layout()), large enough for
+ * the search's grid (SFRAME_GRID_MIN_FDES).  Random PCs all over the text
+ * must find what a plain binary search over the layout finds, in O(log
+ * FDEs) reads.
  */
 static void test_random_fdes(void)
 {
@@ -912,15 +902,7 @@ static void test_random_fdes(void)
 	max_reads = 3 * bits + 2;
 	for (v = 2; v <= 3; v++) {
 		sfw_sec_init(&s, v, SFW_ABI_AMD64_LE, a);
-		for (i = 0, end = t; i < n; i++) {
-			uint64_t r = next_random(&x);
-			uint32_t size = r % 10 ? 2 + r % 300 : 2 + r % 20000;
-
-			sfw_fde_init(&fdes[i], end, size);
-			fdes[i].fres = fres;
-			fdes[i].nfres = 2;
-			end += size + ((r >> 32) % 4 ? 0 : (r >> 40) % 64);
-		}
+		end = sfw_random_layout(fdes, n, t, fres, 2, &x);
 		s.fdes = fdes;
 		s.nfdes = n;
 		len = sfw_write(&s, buf, sizeof(buf));
@@ -928,7 +910,7 @@ static void test_random_fdes(void)
 		if (!len || !setup_ok(&sec, buf, len, a, t, end, "random fdes"))
 			continue;
 		for (k = 0, worst = 0, total = 0; k < 100000; k++) {
-			ip = t + next_random(&x) % (end - t);
+			ip = t + sfw_random(&x) % (end - t);
 			for (lo = 0, hi = n; hi - lo > 1;) {
 				if (fdes[lo + (hi - lo) / 2].start <= ip)
 					lo += (hi - lo) / 2;
