@@ -398,7 +398,7 @@ static __always_inline void sframe_decode_fde(const void *raw, bool v2,
  * entries that no other lookup reads.  A smaller array stays cached whole.
  */
 #define SFRAME_GRID_BITS	10
-#define SFRAME_GRID_MIN_FDES	(1U << 14)
+#define SFRAME_GRID_MIN_FDES	BIT(14)
 
 /*
  * What the search knows: the entries before lo start at or before ip, those
@@ -499,7 +499,7 @@ static __always_inline int sframe_search(const struct sframe_section *sec,
 	int ret;
 
 	if (sec->num_fdes >= SFRAME_GRID_MIN_FDES)
-		grid = 1U << (fls(sec->num_fdes) - SFRAME_GRID_BITS);
+		grid = BIT(fls(sec->num_fdes) - SFRAME_GRID_BITS);
 
 	while (b.hi - b.lo > SFRAME_FDE_BLOCK) {
 		u32 n = b.hi - b.lo;

@@ -935,8 +935,10 @@ static void test_random_fdes(void)
 			worst = reads > worst ? reads : worst;
 			total += reads;
 		}
-		printf("# random FDEs, V%u: %lu reads a lookup at most, %.2f on average (bound %u)\n",
-		       v, worst, total / 100000.0, max_reads);
+		printf("# random FDEs, V%u: %lu reads a lookup at most, ", v,
+		       worst);
+		printf("%.2f on average (bound %u)\n", total / 100000.0,
+		       max_reads);
 	}
 }
 

@@ -6,6 +6,8 @@
 #include <linux/types.h>
 
 /* The position of the most significant bit set, 1-based; 0 for 0 */
+#define BIT(nr)		(1UL << (nr))
+
 static inline int fls(unsigned int x)
 {
 	return x ? 32 - __builtin_clz(x) : 0;
