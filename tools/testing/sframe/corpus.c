@@ -1223,21 +1223,15 @@ static void cat_large(void)
 	static struct sfw_fde fdes[LARGE_FDES];
 	static uint8_t bytes[1 << 20], large_work[1 << 20];
 	uint64_t x = 0x2545f4914f6cdd1dULL, ips[MAX_IPS], te, r;
-	struct sfw_fre fres[2];
 	unsigned int v, k, i, e, esz;
 	const struct sfw_fde *f;
 	struct sfw_sec s;
 	size_t len, j;
 
-	fres[0] = sfw_fre(0, false, 1, 8);
-	fres[1] = sfw_fre(1, false, 2, 16, -16);
 	for (v = 2; v <= 3; v++) {
 		esz = v == 2 ? 20 : 16;
-		sfw_sec_init(&s, v, SFW_ABI_AMD64_LE, SEC_ADDR);
-		te = sfw_random_layout(fdes, LARGE_FDES, TEXT, fres, 2, &x);
-		s.fdes = fdes;
-		s.nfdes = LARGE_FDES;
-		len = sfw_write(&s, bytes, sizeof(bytes));
+		len = sfw_random_section(&s, v, SEC_ADDR, fdes, LARGE_FDES,
+					 TEXT, &te, &x, bytes, sizeof(bytes));
 		CHECK(len, "large: %u FDEs do not fit", LARGE_FDES);
 		if (!len)
 			continue;

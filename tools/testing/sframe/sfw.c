@@ -230,20 +230,28 @@ uint64_t sfw_random(uint64_t *state)
 	return *state;
 }
 
-uint64_t sfw_random_layout(struct sfw_fde *fdes, unsigned int n,
-			   uint64_t start, struct sfw_fre *fres,
-			   unsigned int nfres, uint64_t *state)
+size_t sfw_random_section(struct sfw_sec *s, uint8_t version, uint64_t addr,
+			  struct sfw_fde *fdes, unsigned int n, uint64_t text,
+			  uint64_t *end, uint64_t *state, uint8_t *buf,
+			  size_t cap)
 {
+	static struct sfw_fre fres[2];
 	unsigned int i;
 
+	fres[0] = sfw_fre(0, false, 1, 8);
+	fres[1] = sfw_fre(1, false, 2, 16, -16);
+	sfw_sec_init(s, version, SFW_ABI_AMD64_LE, addr);
 	for (i = 0; i < n; i++) {
 		uint64_t r = sfw_random(state);
 		uint32_t size = r % 10 ? 2 + r % 300 : 2 + r % 20000;
 
-		sfw_fde_init(&fdes[i], start, size);
+		sfw_fde_init(&fdes[i], text, size);
 		fdes[i].fres = fres;
-		fdes[i].nfres = nfres;
-		start += size + ((r >> 32) % 4 ? 0 : (r >> 40) % 64);
+		fdes[i].nfres = 2;
+		text += size + ((r >> 32) % 4 ? 0 : (r >> 40) % 64);
 	}
-	return start;
+	*end = text;
+	s->fdes = fdes;
+	s->nfdes = n;
+	return sfw_write(s, buf, cap);
 }

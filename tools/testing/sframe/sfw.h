@@ -105,13 +105,16 @@ size_t sfw_write(struct sfw_sec *s, uint8_t *buf, size_t cap);
 /* xorshift64: the same pseudo-random sequence from the same *@state */
 uint64_t sfw_random(uint64_t *state);
 /*
- * Fill @fdes[0..n) with functions laid out from @start like a real
+ * An AMD64 section of @n functions laid out from @text like a real
  * program's: random sizes (2 to 301 bytes, one in ten up to 20001), one in
- * four followed by a gap of up to 63 bytes; each function gets the @nfres
- * FREs of @fres.  Returns the end of the last one.
+ * four followed by a gap of up to 63 bytes.  Each function has two FREs:
+ * CFA = SP + 8 at its first byte, then CFA = SP + 16 with FP saved at
+ * CFA - 16.  Encodes it into @buf and sets *@end to the end of the text.
+ * Returns the size, or 0 if it is too big.
  */
-uint64_t sfw_random_layout(struct sfw_fde *fdes, unsigned int n,
-			   uint64_t start, struct sfw_fre *fres,
-			   unsigned int nfres, uint64_t *state);
+size_t sfw_random_section(struct sfw_sec *s, uint8_t version, uint64_t addr,
+			  struct sfw_fde *fdes, unsigned int n, uint64_t text,
+			  uint64_t *end, uint64_t *state, uint8_t *buf,
+			  size_t cap);
 
 #endif

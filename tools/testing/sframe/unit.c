@@ -877,7 +877,7 @@ static void test_skewed_fdes(void)
 }
 
 /*
- * A layout like a real program's (sfw_random_layout()), large enough for
+ * A layout like a real program's (sfw_random_section()), large enough for
  * the search's grid (SFRAME_GRID_MIN_FDES).  Random PCs all over the text
  * must find what a plain binary search over the layout finds, in O(log
  * FDEs) reads.
@@ -886,26 +886,20 @@ static void test_random_fdes(void)
 {
 	const unsigned long a = 0x10000000UL, t = 0x40000000UL;
 	static struct sfw_fde fdes[50000];
-	static struct sfw_fre fres[2];
 	const unsigned int n = ARRAY_SIZE(fdes);
-	unsigned long reads, worst, total, ip, end;
+	unsigned long reads, worst, total, ip;
 	unsigned int i, k, v, lo, hi, bits, max_reads;
-	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	uint64_t x = 0x9e3779b97f4a7c15ULL, end;
 	struct sframe_section sec;
 	struct sfw_sec s;
 	size_t len;
 
-	fres[0] = sfw_fre(0, false, 1, 8);
-	fres[1] = sfw_fre(1, false, 2, 16, -16);
 	for (bits = 0, i = n; i; i >>= 1)
 		bits++;
 	max_reads = 3 * bits + 2;
 	for (v = 2; v <= 3; v++) {
-		sfw_sec_init(&s, v, SFW_ABI_AMD64_LE, a);
-		end = sfw_random_layout(fdes, n, t, fres, 2, &x);
-		s.fdes = fdes;
-		s.nfdes = n;
-		len = sfw_write(&s, buf, sizeof(buf));
+		len = sfw_random_section(&s, v, a, fdes, n, t, &end, &x, buf,
+					 sizeof(buf));
 		CHECK(len, "random fdes: %u FDEs do not fit", n);
 		if (!len || !setup_ok(&sec, buf, len, a, t, end, "random fdes"))
 			continue;
