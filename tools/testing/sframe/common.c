@@ -101,7 +101,7 @@ int setup(struct sframe_section *sec, const void *buf, size_t len,
 				   text_end);
 }
 
-static bool why_eq(const char *a, const char *b)
+bool str_eq(const char *a, const char *b)
 {
 	if (!a || !b)
 		return a == b;
@@ -127,7 +127,7 @@ void expect(const struct sframe_section *sec, unsigned long ip, bool topmost,
 		      rule_str(&got, b1, sizeof(b1)),
 		      rule_str(rule, b2, sizeof(b2)));
 	if (r == ret && r)
-		CHECK(why_eq(test_last_reject(), why),
+		CHECK(str_eq(test_last_reject(), why),
 		      "%s: ip %#lx%s: reason \"%s\", want \"%s\"", what, ip,
 		      topmost ? " (top)" : "",
 		      test_last_reject() ?: "(none)", why ?: "(none)");

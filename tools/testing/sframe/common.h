@@ -56,6 +56,8 @@ bool rule_eq(const struct sframe_rule *a, const struct sframe_rule *b);
 /* Format a rule into @buf, for diagnostics */
 const char *rule_str(const struct sframe_rule *r, char *buf, size_t len);
 const char *err_str(int err);
+/* Equal strings, or both NULL */
+bool str_eq(const char *a, const char *b);
 
 /*
  * Map @len bytes of @buf at @addr as the only readable section, with the

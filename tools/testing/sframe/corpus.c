@@ -487,8 +487,7 @@ static struct base *new_base(const char *name, unsigned int version,
 
 	memset(b, 0, sizeof(*b));
 	b->name = name;
-	sfw_sec_init(&b->s, version, abi, SEC_ADDR);
-	b->s.fdes = b->fdes;
+	sfw_sec_init(&b->s, version, abi, SEC_ADDR, b->fdes, 0);
 	b->ts = ts;
 	b->te = te;
 	return b;
@@ -498,8 +497,7 @@ static struct sfw_fde *add_fde(struct base *b, uint64_t start, uint32_t size)
 {
 	struct sfw_fde *f = &b->fdes[b->s.nfdes];
 
-	sfw_fde_init(f, start, size);
-	f->fres = b->fres[b->s.nfdes];
+	sfw_fde_init(f, start, size, b->fres[b->s.nfdes], 0);
 	b->s.nfdes++;
 	return f;
 }
@@ -593,7 +591,7 @@ static void make_bases(void)
 	/* x86-64 V3 flex: DRAP rows */
 	b = new_base("x86-flex", 3, SFW_ABI_AMD64_LE, TEXT, TEXT + 0x40);
 	f = add_fde(b, TEXT, 0x40);
-	f->flex = true;
+	f->type = SFW_FDE_FLEX;
 	add_fre(b, sfw_fre(0, false, 2, SFW_CTRL(7, 0, 1), 8),
 		x86_rule(false, 8, false, 0));
 	add_fre(b, sfw_fre(5, false, 2, SFW_CTRL(10, 0, 1), 0),
@@ -618,8 +616,7 @@ static void make_bases(void)
 		}
 	}
 
-	for (i = 0; i < nr_bases; i++) {
-		b = &bases[i];
+	for (b = bases; b < bases + nr_bases; b++) {
 		b->len = sfw_write(&b->s, b->buf, sizeof(b->buf));
 		if (!b->len)
 			abort();
@@ -664,11 +661,6 @@ struct mcase {
 	int		exp_ret;
 	const char	*exp_why;
 };
-
-static bool str_eq(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
-}
 
 static void run_case(const char *cat, unsigned long idx,
 		     const struct mcase *c)
@@ -754,32 +746,19 @@ static struct mcase work_case(const struct base *b)
 	return base_case(b, work);
 }
 
-static void put_le(uint8_t *p, uint64_t v, unsigned int n)
-{
-	while (n--) {
-		*p++ = v;
-		v >>= 8;
-	}
-}
-
 /* The unmodified bases, against the hand-written rules */
 static void cat_base(void)
 {
-	unsigned int i, j, k, top;
+	const struct base *b;
+	unsigned int j, k, top;
 	struct sframe_section sec;
 	struct sframe_rule got;
 	struct mcase c;
 
-	for (i = 0; i < nr_bases; i++) {
-		const struct base *b = &bases[i];
-
+	for (b = bases; b < bases + nr_bases; b++) {
 		c = base_case(b, b->buf);
-		run_case("base", i, &c);
-		test_mem_reset();
-		test_mem_map(SEC_ADDR, b->buf, b->len);
-		test_mem_set_window(SEC_ADDR, SEC_ADDR + b->len);
-		if (sframe_section_init(&sec, SEC_ADDR, SEC_ADDR + b->len,
-					b->ts, b->te))
+		run_case("base", b - bases, &c);
+		if (setup(&sec, b->buf, b->len, SEC_ADDR, b->ts, b->te))
 			continue;
 		for (j = 0; j < b->s.nfdes; j++) {
 			const struct sfw_fde *f = &b->fdes[j];
@@ -806,14 +785,11 @@ static void cat_base(void)
 /* Truncation at every length: the part that the length cuts decides */
 static void cat_length(void)
 {
-	unsigned int i;
+	const struct base *b;
 	uint64_t l;
 
-	for (i = 0; i < nr_bases; i++) {
-		const struct base *b = &bases[i];
+	for (b = bases; b < bases + nr_bases; b++) {
 		const struct sfw_sec *s = &b->s;
-		uint64_t fdes_end = s->fdes_off +
-				    s->nfdes * (s->version == 2 ? 20 : 16);
 
 		for (l = 0; l <= b->len; l++) {
 			struct mcase c = base_case(b, b->buf);
@@ -828,7 +804,7 @@ static void cat_length(void)
 				c.exp_why = "section shorter than its header";
 			else if (l < s->hdr_len)
 				c.exp_why = "auxiliary header past the section end";
-			else if (l < fdes_end)
+			else if (l < s->fdes_end)
 				c.exp_why = "FDE sub-section out of bounds";
 			else if (l < s->fres_end)
 				c.exp_why = "FRE sub-section out of bounds";
@@ -842,11 +818,10 @@ static void cat_length(void)
 /* The FRE sub-section shortened in the header, byte by byte */
 static void cat_fre_len(void)
 {
-	unsigned int i;
+	const struct base *b;
 	uint64_t l, orig;
 
-	for (i = 0; i < nr_bases; i++) {
-		const struct base *b = &bases[i];
+	for (b = bases; b < bases + nr_bases; b++) {
 		const struct sfw_sec *s = &b->s;
 		uint64_t nfres = 0, min, k;
 
@@ -857,7 +832,7 @@ static void cat_fre_len(void)
 		for (l = 0; l <= orig + 2; l++) {
 			struct mcase c = work_case(b);
 
-			put_le(work + 16, l, 4);
+			sfw_put(work + 16, l, 4);
 			c.exp_known = true;
 			c.exp_ret = -ENOEXEC;
 			if (l > orig)
@@ -874,12 +849,10 @@ static void cat_fre_len(void)
 /* A fault at every byte, then from every byte to the end */
 static void cat_holes(void)
 {
-	unsigned int i;
+	const struct base *b;
 	uint64_t p;
 
-	for (i = 0; i < nr_bases; i++) {
-		const struct base *b = &bases[i];
-
+	for (b = bases; b < bases + nr_bases; b++) {
 		for (p = 0; p < b->len; p++) {
 			struct mcase c = base_case(b, b->buf);
 
@@ -897,12 +870,10 @@ static void cat_holes(void)
 /* Every byte flipped, all bits and the lowest */
 static void cat_flips(void)
 {
-	unsigned int i;
+	const struct base *b;
 	uint64_t p;
 
-	for (i = 0; i < nr_bases; i++) {
-		const struct base *b = &bases[i];
-
+	for (b = bases; b < bases + nr_bases; b++) {
 		for (p = 0; p < b->len; p++) {
 			struct mcase c = work_case(b);
 
@@ -924,13 +895,10 @@ static void cat_header_bytes(void)
 		{ "version", 2 }, { "flags", 3 }, { "abi", 4 },
 		{ "fixed_fp", 5 }, { "fixed_ra", 6 }, { "auxhdr_len", 7 },
 	};
-	unsigned int i, f, v;
+	const struct base *b;
+	unsigned int f, v;
 
-	for (i = 0; i < nr_bases; i++) {
-		const struct base *b = &bases[i];
-		const uint64_t fdes_end = b->s.fdes_off + b->s.nfdes *
-					  (b->s.version == 2 ? 20 : 16);
-
+	for (b = bases; b < bases + nr_bases; b++) {
 		for (f = 0; f < ARRAY_SIZE(fields); f++) {
 			for (v = 0; v < 256; v++) {
 				struct mcase c = work_case(b);
@@ -967,7 +935,8 @@ static void cat_header_bytes(void)
 					c.exp_ret = -ENOEXEC;
 					if (b->len < 28 + v)
 						c.exp_why = "auxiliary header past the section end";
-					else if (fdes_end + v - b->s.auxhdr_len > b->len)
+					else if (b->s.fdes_end + v -
+						 b->s.auxhdr_len > b->len)
 						c.exp_why = "FDE sub-section out of bounds";
 					else
 						c.exp_why = "FRE sub-section out of bounds";
@@ -982,7 +951,7 @@ static void cat_header_bytes(void)
 
 			if ((v ^ 0x3c00) == 0xdee2)
 				continue;
-			put_le(work, v ^ 0x3c00, 2);
+			sfw_put(work, v ^ 0x3c00, 2);
 			c.exp_known = true;
 			c.exp_ret = -ENOEXEC;
 			c.exp_why = "bad magic";
@@ -1014,11 +983,10 @@ static void cat_header_words(void)
 	static const char *const names[] = {
 		"num_fdes", "num_fres", "fre_len", "fdes_off", "fres_off",
 	};
-	unsigned int i, f, k;
+	const struct base *b;
+	unsigned int f, k;
 
-	for (i = 0; i < nr_bases; i++) {
-		const struct base *b = &bases[i];
-
+	for (b = bases; b < bases + nr_bases; b++) {
 		for (f = 0; f < 5; f++) {
 			unsigned int off = 8 + 4 * f;
 			uint32_t orig = le(b->buf + off, 4);
@@ -1026,13 +994,13 @@ static void cat_header_words(void)
 			for (k = 0; k < ARRAY_SIZE(deltas); k++) {
 				struct mcase c = work_case(b);
 
-				put_le(work + off, orig + deltas[k], 4);
+				sfw_put(work + off, orig + deltas[k], 4);
 				run_case(names[f], k, &c);
 			}
 			for (k = 0; k < ARRAY_SIZE(values); k++) {
 				struct mcase c = work_case(b);
 
-				put_le(work + off, values[k], 4);
+				sfw_put(work + off, values[k], 4);
 				run_case(names[f], 100 + k, &c);
 			}
 		}
@@ -1042,10 +1010,10 @@ static void cat_header_words(void)
 /* Every value of the FDE's and every FRE's info bytes and FRE starts */
 static void cat_info_bytes(void)
 {
-	unsigned int i, j, k, v;
+	const struct base *b;
+	unsigned int j, k, v;
 
-	for (i = 0; i < nr_bases; i++) {
-		const struct base *b = &bases[i];
+	for (b = bases; b < bases + nr_bases; b++) {
 		const struct sfw_sec *s = &b->s;
 
 		for (j = 0; j < s->nfdes; j++) {
@@ -1099,10 +1067,10 @@ static void cat_fde_fields(void)
 		-0x20, -0x11, -0x10, -9, -8, -1, 1, 8, 9, 0x10, 0x11, 0x20,
 		0x21, 0x30, 0x31, 0x100, 0x7fffffff, INT64_MAX,
 	};
-	unsigned int i, j, k, fld;
+	const struct base *b;
+	unsigned int j, k, fld;
 
-	for (i = 0; i < nr_bases; i++) {
-		const struct base *b = &bases[i];
+	for (b = bases; b < bases + nr_bases; b++) {
 		const struct sfw_sec *s = &b->s;
 		const bool v2 = s->version == 2;
 
@@ -1121,8 +1089,8 @@ static void cat_fde_fields(void)
 				for (k = 0; k < ARRAY_SIZE(deltas); k++) {
 					struct mcase c = work_case(b);
 
-					put_le(work + at, orig + deltas[k],
-					       sizes[fld]);
+					sfw_put(work + at, orig + deltas[k],
+						sizes[fld]);
 					run_case(fld == 0 ? "fde_start" :
 						 fld == 1 ? "fde_size" :
 						 fld == 2 ? "fde_fre_off" :
@@ -1134,7 +1102,7 @@ static void cat_fde_fields(void)
 				for (k = 0; k < 0x10000; k += 0xfff) {
 					struct mcase c = work_case(b);
 
-					put_le(work + f->attr_off, k, 2);
+					sfw_put(work + f->attr_off, k, 2);
 					run_case("fde_num_fres", k, &c);
 				}
 			}
@@ -1145,10 +1113,10 @@ static void cat_fde_fields(void)
 /* Reordered, duplicate, overlapping, out-of-text FDEs; narrower text */
 static void cat_fde_order(void)
 {
-	unsigned int i, j, k;
+	const struct base *b;
+	unsigned int j, k;
 
-	for (i = 0; i < nr_bases; i++) {
-		const struct base *b = &bases[i];
+	for (b = bases; b < bases + nr_bases; b++) {
 		const struct sfw_sec *s = &b->s;
 		const unsigned int esz = s->version == 2 ? 20 : 16;
 		struct mcase c;
@@ -1168,24 +1136,24 @@ static void cat_fde_order(void)
 
 				v1 = le(work + b->fdes[j].off, sz);
 				v2 = le(work + b->fdes[j + 1].off, sz);
-				put_le(work + b->fdes[j].off, v1 + esz, sz);
-				put_le(work + b->fdes[j + 1].off, v2 - esz,
-				       sz);
+				sfw_put(work + b->fdes[j].off, v1 + esz, sz);
+				sfw_put(work + b->fdes[j + 1].off, v2 - esz,
+					sz);
 			}
 			run_case("fde_swap", j, &c);
 
 			/* Entry j + 1 starts where j starts */
 			c = work_case(b);
 			v1 = le(work + b->fdes[j + 1].off, esz == 20 ? 4 : 8);
-			put_le(work + b->fdes[j + 1].off,
-			       v1 - (b->fdes[j + 1].start - b->fdes[j].start),
-			       esz == 20 ? 4 : 8);
+			sfw_put(work + b->fdes[j + 1].off,
+				v1 - (b->fdes[j + 1].start - b->fdes[j].start),
+				esz == 20 ? 4 : 8);
 			run_case("fde_dup", j, &c);
 
 			/* Entry j grows over j + 1 */
 			c = work_case(b);
-			put_le(work + b->fdes[j].off + (esz == 20 ? 4 : 8),
-			       b->fdes[j + 1].start - b->fdes[j].start + 4, 4);
+			sfw_put(work + b->fdes[j].off + (esz == 20 ? 4 : 8),
+				b->fdes[j + 1].start - b->fdes[j].start + 4, 4);
 			run_case("fde_overlap", j, &c);
 		}
 		/* The text range cut at every FDE boundary, from both ends */
@@ -1254,9 +1222,9 @@ static void cat_large(void)
 					large_work[f->off + r % esz] = r >> 8;
 				break;
 			case 1:		/* PCREL start */
-				put_le(large_work + f->off,
-				       TEXT + r % (te - TEXT) - SEC_ADDR -
-				       f->off, esz == 20 ? 4 : 8);
+				sfw_put(large_work + f->off,
+					TEXT + r % (te - TEXT) - SEC_ADDR -
+					f->off, esz == 20 ? 4 : 8);
 				break;
 			case 2:
 				c.hole_lo = f->off;
@@ -1283,14 +1251,12 @@ static void cat_large(void)
 
 int main(int argc, char **argv)
 {
-	unsigned int i;
+	const struct base *b;
 	char name[64];
 
 	make_bases();
 	if (argc == 3 && !strcmp(argv[1], "--seeds")) {
-		for (i = 0; i < nr_bases; i++) {
-			const struct base *b = &bases[i];
-
+		for (b = bases; b < bases + nr_bases; b++) {
 			snprintf(name, sizeof(name), "corpus-%s", b->name);
 			write_seed(argv[2], name, b->buf, b->len, SEC_ADDR,
 				   b->ts, b->te, b->ts, false);

@@ -18,9 +18,7 @@
 #include <string.h>
 
 #include "common.h"
-
-#define SFRAME_ABI_AARCH64_LE	2
-#define SFRAME_ABI_AMD64_LE	3
+#include "sfw.h"
 
 #define ASSERT(cond) do {						\
 	if (!(cond)) {							\
@@ -45,7 +43,7 @@ static bool loc_ok(const struct sframe_loc *l, bool top, unsigned int sp,
 static void check_rule(const struct sframe_section *sec,
 		       const struct sframe_rule *r, bool top)
 {
-	const bool x86 = sec->abi_arch == SFRAME_ABI_AMD64_LE;
+	const bool x86 = sec->abi_arch == SFW_ABI_AMD64_LE;
 	const unsigned int sp = x86 ? X86_RSP : A64_SP;
 	const unsigned int fp = x86 ? X86_RBP : A64_FP;
 	const unsigned int max_reg = x86 ? 15 : 31;
@@ -122,10 +120,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	test_mem_reset();
 	switch ((h.mode >> FUZZ_ABI_SHIFT) & 3) {
 	case 1:
-		test_set_abi(SFRAME_ABI_AMD64_LE);
+		test_set_abi(SFW_ABI_AMD64_LE);
 		break;
 	case 2:
-		test_set_abi(SFRAME_ABI_AARCH64_LE);
+		test_set_abi(SFW_ABI_AARCH64_LE);
 		break;
 	case 3:
 		test_set_abi(0xff);

@@ -4,9 +4,8 @@
  * decoder (it does not include the kernel's format header).
  *
  * A section is described by struct sfw_sec; sfw_write() lays it out in the
- * order the GNU assembler and linker use (header, aux header, FDEs, FREs),
- * fills in the offsets of every part so that tests can corrupt them, and
- * honours the "raw" overrides that write a field as given.
+ * order the GNU assembler and linker use (header, aux header, FDEs, FREs)
+ * and fills in the offsets of every part, so that tests can corrupt them.
  */
 #ifndef _SFW_H
 #define _SFW_H
@@ -16,7 +15,6 @@
 #include <stdint.h>
 
 #define SFW_MAX_WORDS	15
-#define SFW_NONE	INT64_MIN	/* "no override" */
 
 /* Header values, as the format defines them */
 #define SFW_ABI_AARCH64_LE	2
@@ -24,6 +22,10 @@
 #define SFW_F_SORTED		0x1
 #define SFW_F_FRAME_POINTER	0x2
 #define SFW_F_PCREL		0x4
+
+/* V3 FDE types (the info2 byte) */
+#define SFW_FDE_DEFAULT		0
+#define SFW_FDE_FLEX		1
 
 /* Flex FDE control words */
 #define SFW_CTRL(reg, deref, reg_p)	(((reg) << 3) | ((deref) << 1) | (reg_p))
@@ -35,29 +37,20 @@ struct sfw_fre {
 	uint8_t		nwords;
 	int32_t		words[SFW_MAX_WORDS];
 	int		word_size;	/* 0: smallest that fits; 1, 2, 4 */
-	int64_t		raw_info;	/* write this info byte */
 	/* out, when FDEs do not share their FRE arrays */
 	size_t		off;		/* section offset of the FRE */
-	size_t		len;		/* its bytes */
 };
 
 struct sfw_fde {
 	uint64_t	start;		/* absolute address of the function */
 	uint32_t	size;
-	int		fre_type;	/* -1: smallest that fits; else raw */
 	bool		pcmask;
 	uint8_t		rep_size;
 	bool		key_b;
 	bool		signal;		/* V3 */
-	bool		flex;		/* V3 */
+	uint8_t		type;		/* V3: SFW_FDE_*, or any byte */
 	unsigned int	nfres;
 	struct sfw_fre	*fres;
-	/* raw overrides (SFW_NONE: computed) */
-	int64_t		raw_start;	/* the encoded start field */
-	int64_t		raw_num_fres;
-	int64_t		raw_fres_off;
-	int64_t		raw_info;
-	int64_t		raw_info2;
 	/* out */
 	size_t		off;		/* section offset of the FDE (V3 index) */
 	size_t		attr_off;	/* V3: section offset of the attributes */
@@ -77,30 +70,28 @@ struct sfw_sec {
 	struct sfw_fde	*fdes;
 	size_t		gap;		/* bytes between the FDEs and the FREs */
 	size_t		tail;		/* bytes after the FREs */
-	/* raw header overrides (SFW_NONE: computed) */
-	int64_t		raw_magic;
-	int64_t		raw_num_fdes;
-	int64_t		raw_num_fres;
-	int64_t		raw_fre_len;
-	int64_t		raw_fdes_off;
-	int64_t		raw_fres_off;
 	/* out */
 	size_t		hdr_len;	/* header + aux header */
 	size_t		fdes_off;	/* section offset of the FDE array */
+	size_t		fdes_end;	/* ... of its end */
 	size_t		fres_off;	/* ... of the FRE sub-section */
 	size_t		fres_end;	/* ... of its end */
 	size_t		size;
 };
 
-/* Defaults: no overrides, given version/ABI, SORTED|PCREL, fixed RA per ABI */
+/* A section at @addr with the FDEs @fdes: SORTED|PCREL, the ABI's fixed RA */
 void sfw_sec_init(struct sfw_sec *s, uint8_t version, uint8_t abi,
-		  uint64_t addr);
-void sfw_fde_init(struct sfw_fde *f, uint64_t start, uint32_t size);
+		  uint64_t addr, struct sfw_fde *fdes, unsigned int nfdes);
+/* A default FDE of @size bytes at @start, with the FREs @fres */
+void sfw_fde_init(struct sfw_fde *f, uint64_t start, uint32_t size,
+		  struct sfw_fre *fres, unsigned int nfres);
 /* An FRE with the given start, base and data words */
 struct sfw_fre sfw_fre(uint32_t start, bool fp_base, unsigned int n, ...);
 
 /* Lay out and encode @s into @buf; returns the size, or 0 if it is too big. */
 size_t sfw_write(struct sfw_sec *s, uint8_t *buf, size_t cap);
+/* Store the @n low bytes of @v at @p, little-endian */
+void sfw_put(uint8_t *p, uint64_t v, unsigned int n);
 
 /* xorshift64: the same pseudo-random sequence from the same *@state */
 uint64_t sfw_random(uint64_t *state);

@@ -86,14 +86,10 @@ static void test_v3_example(void)
 	size_t len;
 
 	/* Our writer makes the same bytes as libsframe's encoder. */
-	sfw_sec_init(&s, 3, SFW_ABI_AMD64_LE, a);
-	sfw_fde_init(&fde, fn, 0x40);
+	sfw_sec_init(&s, 3, SFW_ABI_AMD64_LE, a, &fde, 1);
+	sfw_fde_init(&fde, fn, 0x40, fres, 2);
 	fres[0] = sfw_fre(0, false, 1, 8);
 	fres[1] = sfw_fre(1, false, 2, 16, -16);
-	fde.fres = fres;
-	fde.nfres = 2;
-	s.fdes = &fde;
-	s.nfdes = 1;
 	len = sfw_write(&s, buf, sizeof(buf));
 	CHECK(len == sizeof(v3_example) && !memcmp(buf, v3_example, len),
 	      "v3 example: writer output differs (%zu bytes)", len);
@@ -148,22 +144,12 @@ static void test_layouts(void)
 		for (pcrel = 0; pcrel < 2; pcrel++) {
 			snprintf(what, sizeof(what), "layout v%u%s", v,
 				 pcrel ? " pcrel" : "");
-			sfw_sec_init(&s, v, SFW_ABI_AMD64_LE, a);
+			sfw_sec_init(&s, v, SFW_ABI_AMD64_LE, a, fdes, 4);
 			s.flags = SFW_F_SORTED | (pcrel ? SFW_F_PCREL : 0);
-			sfw_fde_init(&fdes[0], t + 0x1000, 0x10);
-			fdes[0].fres = f0;
-			fdes[0].nfres = 3;
-			sfw_fde_init(&fdes[1], t + 0x1020, 0x10);
-			fdes[1].fres = f1;
-			fdes[1].nfres = 1;
-			sfw_fde_init(&fdes[2], t + 0x1100, 0x100);
-			fdes[2].fres = f2;
-			fdes[2].nfres = 3;
-			sfw_fde_init(&fdes[3], t + 0x2000, 0x20000);
-			fdes[3].fres = f3;
-			fdes[3].nfres = 4;
-			s.fdes = fdes;
-			s.nfdes = 4;
+			sfw_fde_init(&fdes[0], t + 0x1000, 0x10, f0, 3);
+			sfw_fde_init(&fdes[1], t + 0x1020, 0x10, f1, 1);
+			sfw_fde_init(&fdes[2], t + 0x1100, 0x100, f2, 3);
+			sfw_fde_init(&fdes[3], t + 0x2000, 0x20000, f3, 4);
 			len = sfw_write(&s, buf, sizeof(buf));
 			if (!setup_ok(&sec, buf, len, a, t, t + 0x30000, what))
 				continue;
@@ -230,18 +216,14 @@ static void test_addr2_aux(void)
 	struct sfw_sec s;
 	size_t len;
 
-	sfw_sec_init(&s, 2, SFW_ABI_AMD64_LE, a);
+	sfw_sec_init(&s, 2, SFW_ABI_AMD64_LE, a, &fde, 1);
 	s.auxhdr_len = 13;
 	s.gap = 7;
 	s.tail = 3;
-	sfw_fde_init(&fde, t, 0x2000);
+	sfw_fde_init(&fde, t, 0x2000, fres, 3);
 	fres[0] = sfw_fre(0, false, 1, 8);
 	fres[1] = sfw_fre(0x1234, false, 2, 32, -16);
 	fres[2] = sfw_fre(0x1235, false, 2, 40, -16);
-	fde.fres = fres;
-	fde.nfres = 3;
-	s.fdes = &fde;
-	s.nfdes = 1;
 	len = sfw_write(&s, buf, sizeof(buf));
 	CHECK(buf[fres[1].off + 1] == 0x12 && (buf[fde.off + 16] & 0xf) == 1,
 	      "addr2: FRE type ADDR2");
@@ -266,16 +248,12 @@ static void test_pcmask(void)
 	size_t len;
 
 	for (v = 2; v <= 3; v++) {
-		sfw_sec_init(&s, v, SFW_ABI_AMD64_LE, a);
-		sfw_fde_init(&fde, t + 0x20, 0x40);
+		sfw_sec_init(&s, v, SFW_ABI_AMD64_LE, a, &fde, 1);
+		sfw_fde_init(&fde, t + 0x20, 0x40, fres, 2);
 		fde.pcmask = true;
 		fde.rep_size = 16;
 		fres[0] = sfw_fre(0, false, 1, 8);
 		fres[1] = sfw_fre(11, false, 1, 16);
-		fde.fres = fres;
-		fde.nfres = 2;
-		s.fdes = &fde;
-		s.nfdes = 1;
 		len = sfw_write(&s, buf, sizeof(buf));
 		if (!setup_ok(&sec, buf, len, a, t, t + 0x100, "pcmask"))
 			continue;
@@ -307,14 +285,10 @@ static void test_outermost(void)
 	size_t len;
 
 	for (v = 2; v <= 3; v++) {
-		sfw_sec_init(&s, v, SFW_ABI_AMD64_LE, a);
-		sfw_fde_init(&fde, t, 0x10);
+		sfw_sec_init(&s, v, SFW_ABI_AMD64_LE, a, &fde, 1);
+		sfw_fde_init(&fde, t, 0x10, fres, 2);
 		fres[0] = sfw_fre(0, false, 0);
 		fres[1] = sfw_fre(8, false, 1, 16);
-		fde.fres = fres;
-		fde.nfres = 2;
-		s.fdes = &fde;
-		s.nfdes = 1;
 		len = sfw_write(&s, buf, sizeof(buf));
 		if (!setup_ok(&sec, buf, len, a, t, t + 0x10, "outermost"))
 			continue;
@@ -339,22 +313,18 @@ static void test_signal(void)
 	struct sfw_sec s;
 	size_t len;
 
-	sfw_sec_init(&s, 3, SFW_ABI_AMD64_LE, a);
-	sfw_fde_init(&fde, t, 0x10);
+	sfw_sec_init(&s, 3, SFW_ABI_AMD64_LE, a, &fde, 1);
+	sfw_fde_init(&fde, t, 0x10, &fre, 1);
 	fde.signal = true;
-	fde.flex = true;
+	fde.type = SFW_FDE_FLEX;
 	fre = sfw_fre(0, false, 4, SFW_CTRL(X86_RSP, 0, 1), 160,
 		      SFW_CTRL(0, 1, 0), 8);
-	fde.fres = &fre;
-	fde.nfres = 1;
-	s.fdes = &fde;
-	s.nfdes = 1;
 	len = sfw_write(&s, buf, sizeof(buf));
 	if (setup_ok(&sec, buf, len, a, t, t + 0x10, "signal"))
 		expect_both(&sec, t + 3, sig, "signal");
 
 	/* A default FDE with the signal bit */
-	fde.flex = false;
+	fde.type = SFW_FDE_DEFAULT;
 	fre = sfw_fre(0, false, 1, 160);
 	len = sfw_write(&s, buf, sizeof(buf));
 	sig = x86_rule(false, 160, false, 0);
@@ -362,9 +332,7 @@ static void test_signal(void)
 	if (setup_ok(&sec, buf, len, a, t, t + 0x10, "signal default"))
 		expect_both(&sec, t + 3, sig, "signal default");
 
-	sfw_sec_init(&s, 2, SFW_ABI_AMD64_LE, a);
-	s.fdes = &fde;
-	s.nfdes = 1;
+	sfw_sec_init(&s, 2, SFW_ABI_AMD64_LE, a, &fde, 1);
 	len = sfw_write(&s, buf, sizeof(buf));
 	if (setup_ok(&sec, buf, len, a, t, t + 0x10, "signal v2"))
 		expect_both(&sec, t + 3, x86_rule(false, 160, false, 0),
@@ -399,8 +367,8 @@ static void test_aarch64(void)
 		for (b = 0; b < 2; b++) {
 			const uint32_t key = b ? keyb : 0;
 
-			sfw_sec_init(&s, v, SFW_ABI_AARCH64_LE, a);
-			sfw_fde_init(&fde, t, 0x40);
+			sfw_sec_init(&s, v, SFW_ABI_AARCH64_LE, a, &fde, 1);
+			sfw_fde_init(&fde, t, 0x40, fres, 5);
 			fde.key_b = b;
 			fres[0] = sfw_fre(0, false, 1, 0);
 			fres[1] = sfw_fre(4, false, 1, 0);
@@ -409,10 +377,6 @@ static void test_aarch64(void)
 			fres[2].mangled = true;
 			fres[3] = sfw_fre(0x20, true, 3, 64, -56, -64);
 			fres[4] = sfw_fre(0x28, false, 2, 16, -8);
-			fde.fres = fres;
-			fde.nfres = 5;
-			s.fdes = &fde;
-			s.nfdes = 1;
 			len = sfw_write(&s, buf, sizeof(buf));
 			if (!setup_ok(&sec, buf, len, a, t, t + 0x40,
 				      "aarch64"))
@@ -440,12 +404,10 @@ static void test_aarch64(void)
 			   "aarch64 4 words");
 
 	/* The PAC bits mean nothing on x86-64 */
-	sfw_sec_init(&s, 3, SFW_ABI_AMD64_LE, a);
+	sfw_sec_init(&s, 3, SFW_ABI_AMD64_LE, a, &fde, 1);
 	fde.key_b = true;
 	fres[0] = sfw_fre(0, false, 2, 16, -16);
 	fres[0].mangled = true;
-	s.fdes = &fde;
-	s.nfdes = 1;
 	len = sfw_write(&s, buf, sizeof(buf));
 	if (setup_ok(&sec, buf, len, a, t, t + 0x40, "x86 pac bits"))
 		expect_both(&sec, t, x86_rule(false, 16, true, -16),
@@ -468,15 +430,11 @@ static void test_fixed_fp(void)
 	struct sfw_sec s;
 	size_t len;
 
-	sfw_sec_init(&s, 2, SFW_ABI_AMD64_LE, a);
+	sfw_sec_init(&s, 2, SFW_ABI_AMD64_LE, a, &fde, 1);
 	s.fixed_fp = -16;
-	sfw_fde_init(&fde, t, 0x10);
+	sfw_fde_init(&fde, t, 0x10, fres, 2);
 	fres[0] = sfw_fre(0, true, 1, 16);
 	fres[1] = sfw_fre(8, true, 2, 16, -16);
-	fde.fres = fres;
-	fde.nfres = 2;
-	s.fdes = &fde;
-	s.nfdes = 1;
 	len = sfw_write(&s, buf, sizeof(buf));
 	if (!setup_ok(&sec, buf, len, a, t, t + 0x10, "fixed fp"))
 		return;
@@ -500,18 +458,14 @@ static void flex_case(uint8_t abi, unsigned int n, const int32_t *w,
 	struct sfw_sec s;
 	size_t len;
 
-	sfw_sec_init(&s, 3, abi, a);
-	sfw_fde_init(&fde, t, 0x10);
-	fde.flex = true;
+	sfw_sec_init(&s, 3, abi, a, &fde, 1);
+	sfw_fde_init(&fde, t, 0x10, &fre, 1);
+	fde.type = SFW_FDE_FLEX;
 	fre = sfw_fre(0, false, 0);
 	fre.nwords = n;
 	fre.word_size = flex_word_size;
 	if (n)
 		memcpy(fre.words, w, n * sizeof(*w));
-	fde.fres = &fre;
-	fde.nfres = 1;
-	s.fdes = &fde;
-	s.nfdes = 1;
 	len = sfw_write(&s, buf, sizeof(buf));
 	if (!setup_ok(&sec, buf, len, a, t, t + 0x10, what))
 		return;
@@ -636,14 +590,10 @@ static void test_flex(void)
 		size_t len;
 
 		for (type = 2; type < 0x100; type += 7) {
-			sfw_sec_init(&s, 3, x86, a);
-			sfw_fde_init(&fde, t, 0x10);
-			fde.raw_info2 = type;
+			sfw_sec_init(&s, 3, x86, a, &fde, 1);
+			sfw_fde_init(&fde, t, 0x10, &fre, 1);
+			fde.type = type;
 			fre = sfw_fre(0, false, 1, 8);
-			fde.fres = &fre;
-			fde.nfres = 1;
-			s.fdes = &fde;
-			s.nfdes = 1;
 			len = sfw_write(&s, buf, sizeof(buf));
 			if (!setup_ok(&sec, buf, len, a, t, t + 0x10, "type"))
 				continue;
@@ -779,15 +729,11 @@ static void test_many_fdes(void)
 	fres[1] = sfw_fre(1, false, 2, 16, -16);
 	for (n = 1; n <= (1 << 16); n = n * 4 + 1) {
 		v = v == 3 ? 2 : 3;
-		sfw_sec_init(&s, v, SFW_ABI_AMD64_LE, a);
-		for (i = 0; i < n; i++) {
-			/* Odd functions leave a gap after them */
-			sfw_fde_init(&fdes[i], t + 32 * i, i & 1 ? 16 : 32);
-			fdes[i].fres = fres;
-			fdes[i].nfres = 2;
-		}
-		s.fdes = fdes;
-		s.nfdes = n;
+		sfw_sec_init(&s, v, SFW_ABI_AMD64_LE, a, fdes, n);
+		/* Odd functions leave a gap after them */
+		for (i = 0; i < n; i++)
+			sfw_fde_init(&fdes[i], t + 32 * i, i & 1 ? 16 : 32,
+				     fres, 2);
 		len = sfw_write(&s, buf, sizeof(buf));
 		CHECK(len, "many fdes: %u FDEs do not fit", n);
 		if (!len || !setup_ok(&sec, buf, len, a, t, t + 32 * n,
@@ -839,7 +785,7 @@ static void test_skewed_fdes(void)
 	/* Each bisection comes after two slow probes at most */
 	max_reads = 3 * bits + 2;
 	for (layout = 0; layout < 3; layout++) {
-		sfw_sec_init(&s, 3, SFW_ABI_AMD64_LE, a);
+		sfw_sec_init(&s, 3, SFW_ABI_AMD64_LE, a, fdes, n);
 		for (i = 0, start = t; i < n; i++) {
 			uint32_t size = 16;
 
@@ -849,13 +795,9 @@ static void test_skewed_fdes(void)
 				size = 0x40000000;	/* one huge first one */
 			if (layout == 2)
 				size = 16 + (i * i) / 64;
-			sfw_fde_init(&fdes[i], start, size);
-			fdes[i].fres = fre;
-			fdes[i].nfres = 1;
+			sfw_fde_init(&fdes[i], start, size, fre, 1);
 			start += size;
 		}
-		s.fdes = fdes;
-		s.nfdes = n;
 		len = sfw_write(&s, buf, sizeof(buf));
 		if (!setup_ok(&sec, buf, len, a, t, start, "skewed fdes"))
 			continue;
@@ -947,19 +889,13 @@ static void test_faults(void)
 	size_t len;
 	int ret;
 
-	sfw_sec_init(&s, 3, SFW_ABI_AMD64_LE, a);
-	sfw_fde_init(&fdes[0], t, 0x10);
-	sfw_fde_init(&fdes[1], t + 0x10, 0x10);
+	sfw_sec_init(&s, 3, SFW_ABI_AMD64_LE, a, fdes, 2);
+	sfw_fde_init(&fdes[0], t, 0x10, fres[0], 2);
+	sfw_fde_init(&fdes[1], t + 0x10, 0x10, fres[1], 2);
 	fres[0][0] = sfw_fre(0, false, 1, 8);
 	fres[0][1] = sfw_fre(1, false, 2, 16, -16);
 	fres[1][0] = sfw_fre(0, false, 1, 8);
 	fres[1][1] = sfw_fre(4, false, 2, 32, -16);
-	fdes[0].fres = fres[0];
-	fdes[0].nfres = 2;
-	fdes[1].fres = fres[1];
-	fdes[1].nfres = 2;
-	s.fdes = fdes;
-	s.nfdes = 2;
 	len = sfw_write(&s, buf, sizeof(buf));
 
 	/* Nothing mapped: the header faults */
@@ -1015,11 +951,7 @@ static void add32(uint8_t *p, int32_t delta)
 {
 	uint32_t v = p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
 
-	v += delta;
-	p[0] = v;
-	p[1] = v >> 8;
-	p[2] = v >> 16;
-	p[3] = v >> 24;
+	sfw_put(p, v + delta, 4);
 }
 
 /* The section changes after setup: each read is checked anew */
@@ -1033,16 +965,12 @@ static void test_changes(void)
 	unsigned int i;
 	size_t len;
 
-	sfw_sec_init(&s, 2, SFW_ABI_AMD64_LE, a);
+	sfw_sec_init(&s, 2, SFW_ABI_AMD64_LE, a, fdes, 3);
 	for (i = 0; i < 3; i++) {
-		sfw_fde_init(&fdes[i], t + 0x10 * i, 0x10);
+		sfw_fde_init(&fdes[i], t + 0x10 * i, 0x10, fres[i], 2);
 		fres[i][0] = sfw_fre(0, false, 1, 8);
 		fres[i][1] = sfw_fre(4, false, 2, 16, -16);
-		fdes[i].fres = fres[i];
-		fdes[i].nfres = 2;
 	}
-	s.fdes = fdes;
-	s.nfdes = 3;
 	len = sfw_write(&s, buf, sizeof(buf));
 	if (!setup_ok(&sec, buf, len, a, t, t + 0x100, "changes"))
 		return;
@@ -1094,13 +1022,9 @@ static void test_header(void)
 	size_t len;
 	int ret;
 
-	sfw_sec_init(&s, 3, SFW_ABI_AARCH64_LE, a);
-	sfw_fde_init(&fde, t, 0x10);
+	sfw_sec_init(&s, 3, SFW_ABI_AARCH64_LE, a, &fde, 1);
+	sfw_fde_init(&fde, t, 0x10, &fre, 1);
 	fre = sfw_fre(0, false, 1, 0);
-	fde.fres = &fre;
-	fde.nfres = 1;
-	s.fdes = &fde;
-	s.nfdes = 1;
 	len = sfw_write(&s, buf, sizeof(buf));
 
 	ret = setup(&sec, buf, len, a, t, t);
