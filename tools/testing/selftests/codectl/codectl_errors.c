@@ -53,9 +53,6 @@ struct fx {
 	int baseline;			/* registrations made at exec */
 };
 
-struct errcase;
-typedef bool (*row_fn)(struct fx *fx, const struct errcase *c);
-
 /**
  * struct errcase - one documented error
  * @err: the errno
@@ -67,7 +64,7 @@ struct errcase {
 	int err;
 	const char *name;
 	const char *cond;
-	row_fn run;
+	bool (*run)(struct fx *fx, const struct errcase *c);
 };
 
 static bool expect(const struct errcase *c, int got, const char *fmt, ...)
@@ -102,7 +99,7 @@ static unsigned long pg(struct fx *fx, void *base, long n)
 	return (unsigned long)base + n * fx->page;
 }
 
-/* Pages for a copy of the section, and one more, unmapped, after it. */
+/* Pages of a copy of the section (sframe_copy() unmaps the next one). */
 static long copy_pages(struct fx *fx)
 {
 	return (fx->sframe_size + fx->page - 1) / fx->page;
@@ -154,36 +151,17 @@ static struct codectl_sframe reg_arg(struct fx *fx, void *text, long n,
 	return a;
 }
 
-/* Remove every registration made by codectl; returns how many. */
-static int drop_codectl(void)
+/* Remove every registration made by codectl. */
+static void drop_codectl(void)
 {
-	static struct ct_line l;
-	int n = 0, total;
-	FILE *f;
-	char *buf = NULL;
-	size_t cap = 0;
-	unsigned long starts[64];
+	struct ct_line l;
 	int i;
 
-	do {
-		total = 0;
-		f = fopen("/proc/self/sframe", "re");
-		if (!f)
-			return n;
-		while (getline(&buf, &cap, f) > 0 && total < 64) {
-			if (sscanf(buf, "%lx-%lx %lx-%lx v%u %15s", &l.text_start,
-				   &l.text_end, &l.sframe_start, &l.sframe_end,
-				   &l.version, l.source) == 6 &&
-			    !strcmp(l.source, "codectl"))
-				starts[total++] = l.text_start;
-		}
-		fclose(f);
-		for (i = 0; i < total; i++)
-			if (!ct_unregister(starts[i]))
-				n++;
-	} while (total == 64);
-	free(buf);
-	return n;
+	for (i = 0; i < CT_MAX_SECTIONS; i++) {
+		if (ct_sframe_lines(0, &l, NULL, "codectl") <= 0)
+			break;
+		ct_unregister(l.text_start);
+	}
 }
 
 /* A valid registration on fresh text and a fresh copy, for the rows. */
@@ -771,15 +749,12 @@ static bool row_enospc(struct fx *fx, const struct errcase *c)
 		ok = false;
 	}
 	if (done && ok) {
+		struct codectl_sframe first = reg_arg(fx, text, 1, sf);
+
 		/* A slot freed is a slot usable again, once. */
-		ret = ct_unregister(pg(fx, text, 0));
+		ret = ct_unregister(first.text_start);
 		if (!ret)
-			ret = ct_register(&(struct codectl_sframe){
-				.text_start = pg(fx, text, 0),
-				.text_end = pg(fx, text, 1),
-				.sframe_start = (unsigned long)sf,
-				.sframe_end = (unsigned long)sf + fx->sframe_size,
-			});
+			ret = ct_register(&first);
 		if (ret) {
 			ksft_print_msg("re-registering a freed slot: %s\n",
 				       strerror(ret));
@@ -1282,12 +1257,13 @@ static bool acc_two_ranges(struct fx *fx)
 	return ok;
 }
 
-struct acccase {
+/* A check that is not a row of the error table: its KTAP name, its code. */
+struct check {
 	const char *what;
 	bool (*run)(struct fx *fx);
 };
 
-static const struct acccase acccases[] = {
+static const struct check acccases[] = {
 	{ "accepted: the first version of the structure (32 bytes)", acc_ver0 },
 	{ "accepted: a larger structure whose extra bytes are zero", acc_zero_tail },
 	{ "accepted: pathname, build ID, debug link and file range, shown escaped", acc_described },
@@ -1609,12 +1585,7 @@ static bool lt_exec(struct fx *fx)
 	return ok;
 }
 
-struct ltcase {
-	const char *what;
-	bool (*run)(struct fx *fx);
-};
-
-static const struct ltcase ltcases[] = {
+static const struct check ltcases[] = {
 	{ "lifetime: munmap of a page of the text removes it", lt_munmap_text },
 	{ "lifetime: munmap of the .sframe removes it", lt_munmap_sframe },
 	{ "lifetime: munmap of another mapping keeps it", lt_munmap_other },
@@ -1690,6 +1661,18 @@ static bool no_leftovers(void)
 	return false;
 }
 
+static void run_checks(struct fx *fx, const struct check *checks, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		bool ok = checks[i].run(fx);
+
+		ok &= no_leftovers();
+		ksft_test_result(ok, "%s\n", checks[i].what);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static struct fx fx;
@@ -1716,15 +1699,7 @@ int main(int argc, char **argv)
 		ok &= no_leftovers();
 		ksft_test_result(ok, "%s: %s\n", c->name, c->cond);
 	}
-	for (i = 0; i < ARRAY_SIZE(acccases); i++) {
-		ok = acccases[i].run(&fx);
-		ok &= no_leftovers();
-		ksft_test_result(ok, "%s\n", acccases[i].what);
-	}
-	for (i = 0; i < ARRAY_SIZE(ltcases); i++) {
-		ok = ltcases[i].run(&fx);
-		ok &= no_leftovers();
-		ksft_test_result(ok, "%s\n", ltcases[i].what);
-	}
+	run_checks(&fx, acccases, ARRAY_SIZE(acccases));
+	run_checks(&fx, ltcases, ARRAY_SIZE(ltcases));
 	ksft_finished();
 }

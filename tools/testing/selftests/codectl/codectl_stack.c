@@ -61,7 +61,10 @@ __attribute__((noipa)) long cs_callback(struct cl_walk *w)
 	return ret;
 }
 
-/* dladdr()'s result, as dladdr(3) documents it. */
+/*
+ * dladdr()'s result, as dladdr(3) documents it: glibc's Dl_info, whose
+ * CamelCase checkpatch --strict would flag.
+ */
 struct cs_dl_info {
 	const char *dli_fname;
 	void *dli_fbase;

@@ -113,8 +113,9 @@ static bool parse_line(char *s, struct ct_line *l)
 
 /**
  * ct_sframe_lines() - Read and check /proc/self/sframe
- * @text_start: the registration to look for, or 0
- * @found: receives its line, if @text_start is not 0
+ * @text_start: the registration to look for, or 0 for any
+ * @found: receives its line (with @text_start 0, the last line counted), if
+ *	   not NULL
  * @nfound: receives the number of lines of @text_start, if not NULL
  * @source: count only lines of this source ("exec", "codectl"), or NULL
  *
@@ -147,7 +148,7 @@ int ct_sframe_lines(unsigned long text_start, struct ct_line *found,
 		if (source && strcmp(l.source, source))
 			continue;
 		count++;
-		if (text_start && l.text_start == text_start) {
+		if (!text_start || l.text_start == text_start) {
 			if (found)
 				*found = l;
 			if (nfound)

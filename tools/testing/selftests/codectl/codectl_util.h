@@ -48,9 +48,10 @@ struct ct_line {
 
 /*
  * Read /proc/self/sframe: the number of lines, or -1 after printing why.
- * When @text_start is not 0, the line of that registration goes to @found
- * (and *@nfound counts such lines); @source, if not NULL, counts only lines
- * of that source.
+ * The line of the registration at @text_start goes to @found (and *@nfound
+ * counts such lines); with @text_start 0, every line is such a line, and
+ * @found gets the last.  @source, if not NULL, counts only lines of that
+ * source.
  */
 int ct_sframe_lines(unsigned long text_start, struct ct_line *found,
 		    int *nfound, const char *source);
