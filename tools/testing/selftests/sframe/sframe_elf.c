@@ -17,11 +17,6 @@
 #include "../kselftest.h"
 #include "sframe_lib.h"
 
-static bool in_file(size_t len, __u64 off, __u64 size)
-{
-	return off <= len && size <= len - off;
-}
-
 /**
  * sft_elf_load() - Read an ELF64 file into memory
  * @e: receives the file; free with sft_elf_free()
@@ -44,8 +39,8 @@ int sft_elf_load(struct sft_elf *e, const char *path)
 	if (e->len < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
 	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
 	    eh->e_phentsize != sizeof(struct elf64_phdr) ||
-	    !in_file(e->len, eh->e_phoff,
-		     (__u64)eh->e_phnum * sizeof(struct elf64_phdr))) {
+	    !sft_in_bounds(e->len, eh->e_phoff,
+			   (__u64)eh->e_phnum * sizeof(struct elf64_phdr))) {
 		ksft_print_msg("%s: not an ELF64 file with program headers\n",
 			       path);
 		sft_elf_free(e);
@@ -166,7 +161,7 @@ int sft_sframe_parse(const struct sft_elf *e, struct sft_sframe *s)
 	memset(s, 0, sizeof(*s));
 	if (!ph)
 		return -ENOENT;
-	if (!in_file(e->len, ph->p_offset, ph->p_filesz) ||
+	if (!sft_in_bounds(e->len, ph->p_offset, ph->p_filesz) ||
 	    ph->p_filesz < SFT_SFRAME_HDR_SIZE) {
 		ksft_print_msg("PT_GNU_SFRAME lies outside the file\n");
 		return -EBADMSG;
@@ -191,8 +186,8 @@ int sft_sframe_parse(const struct sft_elf *e, struct sft_sframe *s)
 		return -EBADMSG;
 	}
 	fde_size = s->version == 2 ? SFT_V2_FDE_SIZE : SFT_V3_FDE_SIZE;
-	if (!in_file(s->size, s->fdes, s->num_fdes * fde_size) ||
-	    !in_file(s->size, s->fres, s->fre_len) ||
+	if (!sft_in_bounds(s->size, s->fdes, s->num_fdes * fde_size) ||
+	    !sft_in_bounds(s->size, s->fres, s->fre_len) ||
 	    s->fdes + s->num_fdes * fde_size > s->fres) {
 		ksft_print_msg("SFrame header: sub-sections outside the section\n");
 		return -EBADMSG;
@@ -219,21 +214,15 @@ int sft_sframe_fde(const struct sft_sframe *s, __u32 i, struct sft_fde *fde)
 		fde->start = get_s32(b + at);
 		fde->size = get_u32(b + at + 4);
 		fde->fre_off = get_u32(b + at + 8);
-		fde->num_fres = get_u32(b + at + 12);
-		fde->info = b[at + 16];
 	} else {
 		at = s->fdes + (__u64)i * SFT_V3_FDE_SIZE;
 		fde->start = get_s64(b + at);
 		fde->size = get_u32(b + at + 8);
 		fde->fre_off = get_u32(b + at + 12);
-		if (!in_file(s->fre_len, fde->fre_off, SFT_V3_ATTR_SIZE))
+		if (!sft_in_bounds(s->fre_len, fde->fre_off, SFT_V3_ATTR_SIZE))
 			return -EBADMSG;
-		fde->num_fres = b[s->fres + fde->fre_off] |
-				b[s->fres + fde->fre_off + 1] << 8;
-		fde->info = b[s->fres + fde->fre_off + 2];
 		fde->flex = (b[s->fres + fde->fre_off + 3] & 0x1f) == 1;
 	}
-	fde->field = at;
 	/* With FUNC_START_PCREL, relative to the field itself. */
 	fde->start += s->vaddr + (s->flags & SFT_SFRAME_F_PCREL ? at : 0);
 	return 0;

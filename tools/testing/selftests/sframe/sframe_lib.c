@@ -40,14 +40,8 @@ static bool tracefs_usable(const char *dir)
 	return access(path, F_OK) == 0;
 }
 
-/**
- * sft_tracefs_dir() - Find tracefs, mounting it if nobody did
- * @buf: receives the directory
- * @len: size of @buf
- *
- * Return: 0, or a negative errno after printing why.
- */
-int sft_tracefs_dir(char *buf, size_t len)
+/* Find tracefs, mounting it if nobody did; 0, or a negative errno (printed). */
+static int tracefs_dir(char *buf, size_t len)
 {
 	unsigned int i;
 
@@ -90,7 +84,7 @@ int sft_tracepoint_id(const char *group, const char *event)
 	FILE *f;
 	int id, ret;
 
-	ret = sft_tracefs_dir(dir, sizeof(dir));
+	ret = tracefs_dir(dir, sizeof(dir));
 	if (ret)
 		return ret;
 
@@ -168,7 +162,6 @@ int sft_perf_open_tracepoint(struct sft_perf *p, int tp_id, bool deferred)
 
 	memset(p, 0, sizeof(*p));
 	p->fd = -1;
-	p->deferred = deferred;
 
 	tracepoint_attr(&attr, tp_id, deferred);
 	p->fd = perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
@@ -504,11 +497,6 @@ int sft_read_file(const char *path, char **image, size_t *len)
 	return 0;
 }
 
-static bool in_image(size_t len, __u64 off, __u64 size)
-{
-	return off <= len && size <= len - off;
-}
-
 /* AT_PHDR from /proc/self/auxv: <sys/auxv.h> would drag in <elf.h>. */
 static unsigned long auxv_phdr(void)
 {
@@ -536,8 +524,8 @@ static int load_bias(const char *image, size_t len, unsigned long *bias)
 	unsigned int i;
 
 	if (!at_phdr || eh->e_phentsize != sizeof(struct elf64_phdr) ||
-	    !in_image(len, eh->e_phoff,
-		      (__u64)eh->e_phnum * sizeof(struct elf64_phdr)))
+	    !sft_in_bounds(len, eh->e_phoff,
+			   (__u64)eh->e_phnum * sizeof(struct elf64_phdr)))
 		return -ENOEXEC;
 
 	for (i = 0; i < eh->e_phnum; i++) {
@@ -592,7 +580,8 @@ int sft_symtab_load_self(struct sft_symtab *st)
 	if (len < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
 	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
 	    eh->e_shentsize != sizeof(struct elf64_shdr) ||
-	    !in_image(len, eh->e_shoff, (__u64)eh->e_shnum * sizeof(*sh))) {
+	    !sft_in_bounds(len, eh->e_shoff,
+			   (__u64)eh->e_shnum * sizeof(*sh))) {
 		ksft_print_msg("/proc/self/exe: not ELF64 with section headers\n");
 		ret = -ENOEXEC;
 		goto err;
@@ -606,13 +595,13 @@ int sft_symtab_load_self(struct sft_symtab *st)
 	}
 	if (!symsh || symsh->sh_link >= eh->e_shnum ||
 	    symsh->sh_entsize != sizeof(struct elf64_sym) ||
-	    !in_image(len, symsh->sh_offset, symsh->sh_size)) {
+	    !sft_in_bounds(len, symsh->sh_offset, symsh->sh_size)) {
 		ksft_print_msg("/proc/self/exe has no usable .symtab (stripped?)\n");
 		ret = -ENOENT;
 		goto err;
 	}
 	strsh = &sh[symsh->sh_link];
-	if (!in_image(len, strsh->sh_offset, strsh->sh_size) ||
+	if (!sft_in_bounds(len, strsh->sh_offset, strsh->sh_size) ||
 	    !strsh->sh_size || st->image[strsh->sh_offset + strsh->sh_size - 1]) {
 		ksft_print_msg("/proc/self/exe: bad symbol string table\n");
 		ret = -ENOEXEC;

@@ -27,7 +27,6 @@
 /* Largest number of deferred records sft_perf_collect() keeps. */
 #define SFT_MAX_DEFERRED	64
 
-int sft_tracefs_dir(char *buf, size_t len);
 int sft_tracepoint_id(const char *group, const char *event);
 
 struct sft_perf {
@@ -36,7 +35,6 @@ struct sft_perf {
 	size_t map_len;
 	__u64 data_offset;
 	__u64 data_size;
-	bool deferred;		/* opened with defer_callchain/defer_output */
 };
 
 int sft_perf_open_tracepoint(struct sft_perf *p, int tp_id, bool deferred);
@@ -76,6 +74,12 @@ int sft_perf_collect(struct sft_perf *p, struct sft_sample *out,
 		     unsigned int max, struct sft_ring_stats *stats);
 
 int sft_read_file(const char *path, char **image, size_t *len);
+
+/* Do @size bytes at offset @off lie within @len bytes? */
+static inline bool sft_in_bounds(size_t len, __u64 off, __u64 size)
+{
+	return off <= len && size <= len - off;
+}
 
 struct sft_sym {
 	unsigned long start;		/* runtime address */
@@ -145,10 +149,7 @@ struct sft_fde {
 	__u64 start;			/* link-time address */
 	__u32 size;
 	__u32 fre_off;			/* from the FRE sub-section */
-	__u32 num_fres;
-	unsigned int info;
 	bool flex;			/* V3 flexible FDE */
-	__u64 field;			/* offset of the FDE (V3: index entry) */
 };
 
 int sft_sframe_parse(const struct sft_elf *e, struct sft_sframe *s);
@@ -250,11 +251,10 @@ do {									\
 /* Child processes (sframe_run.c) */
 
 int sft_wait(pid_t pid, int timeout_s, const char *what);
-int sft_spawn(char *const argv[], int timeout_s);
 int sft_run_probe(const char *path, int expect, const char *bias,
 		  int timeout_s);
 int sft_exe_dir(char *buf, size_t len);
-int sft_tmp_copy(char *path, size_t len, const char *tag);
+void sft_tmp_copy(char *path, size_t len, const char *tag);
 
 /*
  * A page of its own in the text of every test program, which nothing

@@ -442,14 +442,11 @@ int sft_wait(pid_t pid, int timeout_s, const char *what)
 	return WEXITSTATUS(status);
 }
 
-/**
- * sft_spawn() - Run a program and wait for it, for a bounded time
- * @argv: its path and arguments
- * @timeout_s: how long it may take
- *
- * Return: its exit code, or -1 when it did not run, died or hung (printed).
+/*
+ * Run a program (@argv[0]) and wait for it, for a bounded time.  Return: its
+ * exit code, or -1 when it did not run, died or hung (printed).
  */
-int sft_spawn(char *const argv[], int timeout_s)
+static int spawn(char *const argv[], int timeout_s)
 {
 	pid_t pid;
 
@@ -490,7 +487,7 @@ int sft_run_probe(const char *path, int expect, const char *bias,
 	argv[3] = (char *)bias;
 	argv[4] = NULL;
 
-	ret = sft_spawn(argv, timeout_s);
+	ret = spawn(argv, timeout_s);
 	if (ret > SFT_BROKEN) {
 		ksft_print_msg("%s exited with %d, not a verdict\n", path, ret);
 		return -1;
@@ -526,12 +523,11 @@ int sft_exe_dir(char *buf, size_t len)
  * @len: size of @path
  * @tag: what the copy is, part of the name
  *
- * Return: 0.  The caller unlinks the file.
+ * The caller unlinks the file.
  */
-int sft_tmp_copy(char *path, size_t len, const char *tag)
+void sft_tmp_copy(char *path, size_t len, const char *tag)
 {
 	snprintf(path, len, "/tmp/sframe-%s-%d", tag, getpid());
-	return 0;
 }
 
 /**
@@ -585,7 +581,8 @@ void sft_self_free(struct sft_self *self)
  *
  * That is the text range the ELF loader registers the section for.
  *
- * Return: true, or false when there is no such segment.
+ * Return: true, or false (printed) when the program has no PT_GNU_SFRAME or
+ * no such segment.
  */
 bool sft_self_text(const struct sft_self *self, const struct sft_symtab *syms,
 		   unsigned long *start, unsigned long *end)
@@ -593,7 +590,7 @@ bool sft_self_text(const struct sft_self *self, const struct sft_symtab *syms,
 	const struct sft_sym *s = sft_symtab_find(syms, "st_entry");
 	unsigned int i;
 
-	for (i = 0; s && i < self->elf.phnum; i++) {
+	for (i = 0; s && self->has_sframe && i < self->elf.phnum; i++) {
 		const struct elf64_phdr *ph = &self->elf.phdr[i];
 		unsigned long lo = ph->p_vaddr + self->bias;
 
@@ -605,6 +602,7 @@ bool sft_self_text(const struct sft_self *self, const struct sft_symtab *syms,
 		*end = lo + ph->p_memsz;
 		return true;
 	}
+	ksft_print_msg("no PT_GNU_SFRAME, or no text segment holding the chain\n");
 	return false;
 }
 
@@ -624,10 +622,8 @@ bool sft_self_sframe_pages(const struct sft_self *self,
 {
 	unsigned long page = sysconf(_SC_PAGESIZE), t_start, t_end, lo, hi;
 
-	if (!self->has_sframe || !sft_self_text(self, syms, &t_start, &t_end)) {
-		ksft_print_msg("no PT_GNU_SFRAME, or no text segment holding the chain\n");
+	if (!sft_self_text(self, syms, &t_start, &t_end))
 		return false;
-	}
 	lo = self->sframe_start & ~(page - 1);
 	hi = (self->sframe_end + page - 1) & ~(page - 1);
 	if (lo < t_end && t_start < hi) {
