@@ -14,13 +14,13 @@
 #include <linux/build_bug.h>
 #include <linux/errno.h>
 #include <linux/limits.h>
+#include <linux/math.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/overflow.h>
 #include <linux/printk.h>
 #include <linux/sframe.h>
 #include <linux/stddef.h>
-#include <linux/string.h>
 #include <linux/types.h>
 #include <linux/uaccess.h>
 #include <linux/unaligned.h>
@@ -89,8 +89,7 @@ struct sframe_reader {
 /*
  * The only access to section bytes: copy [addr, addr + len) to @dst once it
  * is known to lie inside the section.  A fault ends the copy early.
- * Returns the number of bytes copied, or -EBADMSG.  Inlined: @len is a
- * constant at most call sites, and this runs once per search probe.
+ * Returns the number of bytes copied, or -EBADMSG.
  */
 static __always_inline long sframe_copy(const struct sframe_section *sec,
 					void *dst, unsigned long addr,
@@ -133,21 +132,23 @@ static __always_inline int sframe_refill(const struct sframe_section *sec,
 		sframe_reject("read past the FRE sub-section");
 		return -EBADMSG;
 	}
-	/*
-	 * A constant size when the FREs go on: the copy is then inlined, and
-	 * the reads that follow it can be forwarded from its stores.
-	 */
-	if (sec->fres_end - addr >= sizeof(r->buf))
-		got = sframe_copy(sec, r->buf, addr, sizeof(r->buf));
-	else
-		got = sframe_copy(sec, r->buf, addr, sec->fres_end - addr);
+	got = sframe_copy(sec, r->buf, addr,
+			  min(sizeof(r->buf), sec->fres_end - addr));
 	if (got < 0)
 		return got;
+	/*
+	 * Only the bytes asked for must be readable, not the read-ahead; and
+	 * copy_from_user() may stop short of a fault by more than that.
+	 */
+	if ((unsigned long)got < size) {
+		int ret = sframe_read(sec, r->buf, addr, size);
+
+		if (ret)
+			return ret;
+		got = size;
+	}
 	r->base = addr;
 	r->len = got;
-	/* Only the bytes asked for must be readable, not the read-ahead. */
-	if ((unsigned long)got < size)
-		return -EFAULT;
 	return 0;
 }
 
@@ -373,12 +374,8 @@ static __always_inline void sframe_decode_fde(const void *raw, bool v2,
 	} else {
 		const struct sframe_fde_v3 *e = raw;
 
+		/* The rest is read with the FREs, by sframe_find_fre() */
 		fde->fres_off = le32_to_cpu(e->fres_off);
-		/* The rest is read with the FREs */
-		fde->num_fres = 0;
-		fde->info = 0;
-		fde->info2 = 0;
-		fde->rep_size = 0;
 	}
 }
 
@@ -466,7 +463,7 @@ static __always_inline int sframe_check_block(const struct sframe_section *sec,
 		cand_start = start;
 		cand_size = size;
 	}
-	if (cand && ip - cand_start < cand_size) {
+	if (cand && in_range(ip, cand_start, cand_size)) {
 		sframe_decode_fde(cand, v2, cand_start, cand_size, fde);
 		return 0;
 	}
@@ -510,7 +507,7 @@ static __always_inline int sframe_search(const struct sframe_section *sec,
 			 * The grid entry that starts the guess's step, or the
 			 * next one: n > grid puts it before hi.
 			 */
-			first &= ~(grid - 1);
+			first = round_down(first, grid);
 			if (first < b.lo)
 				first += grid;
 			addr = sec->fdes_start + (unsigned long)first * esize;
@@ -537,26 +534,12 @@ static __always_inline int sframe_search(const struct sframe_section *sec,
 	if (b.lo == b.hi)
 		return -ENOENT;
 
-	/*
-	 * The last few entries.  A constant size, again, if the FDE array
-	 * goes on: the entries after hi are not looked at, and need not be
-	 * readable.
-	 */
+	/* The last few entries */
 	addr = sec->fdes_start + (unsigned long)b.lo * esize;
 	count = b.hi - b.lo;
-	if (sec->num_fdes - b.lo >= SFRAME_FDE_BLOCK) {
-		long got = sframe_copy(sec, buf, addr,
-				       SFRAME_FDE_BLOCK * esize);
-
-		if (got < 0)
-			return got;
-		if ((unsigned long)got < count * esize)
-			return -EFAULT;
-	} else {
-		ret = sframe_read(sec, buf, addr, count * esize);
-		if (ret)
-			return ret;
-	}
+	ret = sframe_read(sec, buf, addr, count * esize);
+	if (ret)
+		return ret;
 	ret = sframe_check_block(sec, buf, v2, addr, b.lo, count, ip, &b, fde);
 	return ret > 0 ? -ENOENT : ret;
 }
@@ -567,6 +550,16 @@ static int sframe_find_fde(const struct sframe_section *sec, unsigned long ip,
 	if (sec->version == SFRAME_VERSION_2)
 		return sframe_search(sec, ip, true, fde);
 	return sframe_search(sec, ip, false, fde);
+}
+
+/* An unsigned little-endian FRE field of @size (1, 2 or 4) bytes */
+static __always_inline u32 sframe_get_le(const u8 *p, unsigned int size)
+{
+	if (size == 1)
+		return *p;
+	if (size == 2)
+		return get_unaligned_le16(p);
+	return get_unaligned_le32(p);
 }
 
 /*
@@ -582,7 +575,6 @@ static __always_inline int sframe_scan(const struct sframe_section *sec,
 {
 	unsigned long match = 0, size, prev = 0;
 	unsigned int word_size, i;
-	bool found = false;
 	const u8 *p;
 	u32 n;
 	int ret;
@@ -594,12 +586,7 @@ static __always_inline int sframe_scan(const struct sframe_section *sec,
 		ret = sframe_fetch(sec, r, addr, addr_size + 1, &p);
 		if (ret)
 			return ret;
-		if (addr_size == 1)
-			start = p[0];
-		else if (addr_size == 2)
-			start = get_unaligned_le16(p);
-		else
-			start = get_unaligned_le32(p);
+		start = sframe_get_le(p, addr_size);
 		info = p[addr_size];
 
 		if (SFRAME_FRE_INFO_WORD_SIZE(info) > SFRAME_FRE_WORD_4B) {
@@ -623,12 +610,12 @@ static __always_inline int sframe_scan(const struct sframe_section *sec,
 		if (start > pc)
 			break;
 		prev = start;
-		found = true;
 		match = addr;
 		fre->info = info;
 		addr += size;
 	}
-	if (!found)
+	/* FRE n is the first past pc: FRE n - 1, if any, is the match. */
+	if (!n)
 		return -ENOENT;
 
 	fre->nwords = SFRAME_FRE_INFO_NWORDS(fre->info);
@@ -640,14 +627,8 @@ static __always_inline int sframe_scan(const struct sframe_section *sec,
 			   fre->nwords * word_size, &p);
 	if (ret)
 		return ret;
-	for (i = 0; i < fre->nwords; i++, p += word_size) {
-		if (word_size == 1)
-			fre->words[i] = p[0];
-		else if (word_size == 2)
-			fre->words[i] = get_unaligned_le16(p);
-		else
-			fre->words[i] = get_unaligned_le32(p);
-	}
+	for (i = 0; i < fre->nwords; i++, p += word_size)
+		fre->words[i] = sframe_get_le(p, word_size);
 	return 0;
 }
 
@@ -716,11 +697,7 @@ static int sframe_find_fre(const struct sframe_section *sec,
 /* Data word @i of @fre as a signed offset */
 static s32 sframe_offset(const struct sframe_fre *fre, unsigned int i)
 {
-	if (fre->word_size == 1)
-		return (s8)fre->words[i];
-	if (fre->word_size == 2)
-		return (s16)fre->words[i];
-	return (s32)fre->words[i];
+	return sign_extend32(fre->words[i], fre->word_size * 8 - 1);
 }
 
 static void sframe_set(struct sframe_loc *loc, u8 kind, u8 reg, bool deref,
@@ -905,7 +882,7 @@ static bool sframe_loc_unwindable(const struct sframe_abi *abi,
  * @topmost:	the frame is the topmost one, whose registers are all known
  * @rule:	filled with the rule on success
  *
- * A binary search over the FDEs and a scan of one function's FREs; each
+ * A search over the FDEs and a scan of one function's FREs; each
  * value read is checked as it is read.  For a frame that is not the topmost
  * one, only rules based on the stack and frame pointers are returned.
  * Context: may fault (reads user memory).

@@ -23,8 +23,10 @@
 #define SFRAME_F_FDE_SORTED		0x1
 #define SFRAME_F_FRAME_POINTER		0x2	/* V2 only, never set, no meaning */
 #define SFRAME_F_FDE_FUNC_START_PCREL	0x4	/* start is relative to its field */
-#define SFRAME_V2_F_ALL			0x7
-#define SFRAME_V3_F_ALL			0x5
+#define SFRAME_V2_F_ALL			(SFRAME_F_FDE_SORTED | SFRAME_F_FRAME_POINTER | \
+					 SFRAME_F_FDE_FUNC_START_PCREL)
+#define SFRAME_V3_F_ALL			(SFRAME_F_FDE_SORTED | \
+					 SFRAME_F_FDE_FUNC_START_PCREL)
 
 /* Header ABI/arch identifiers */
 #define SFRAME_ABI_AARCH64_ENDIAN_BIG	1

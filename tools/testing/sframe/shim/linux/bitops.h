@@ -18,4 +18,11 @@ static inline int fls64(u64 x)
 	return x ? 64 - __builtin_clzll(x) : 0;
 }
 
+static inline s32 sign_extend32(u32 value, int index)
+{
+	u8 shift = 31 - index;
+
+	return (s32)(value << shift) >> shift;
+}
+
 #endif

@@ -20,4 +20,7 @@
 
 #define clamp(val, lo, hi)	min(max(val, lo), hi)
 
+/* The kernel's picks a 32- or 64-bit version; the decoder's values fit */
+#define in_range(val, start, len)	((val) - (start) < (len))
+
 #endif
