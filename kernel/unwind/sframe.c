@@ -6,7 +6,8 @@
  * and may change between two reads.  So each value is checked at the read
  * that fetches it and never read twice, all arithmetic is overflow-checked,
  * every read goes through sframe_copy(), which keeps it inside the section,
- * and a lookup costs O(log FDEs) reads plus the FREs of one function.
+ * and a lookup costs O(log FDEs) reads plus the FREs of one function, at
+ * most SFRAME_MAX_FDE_FRES.
  */
 #define pr_fmt(fmt) "sframe: " fmt
 
@@ -665,6 +666,14 @@ static int sframe_find_fre(const struct sframe_section *sec,
 		fde->info2 = attr->info2;
 		fde->rep_size = attr->rep_size;
 		addr += sizeof(*attr);
+	}
+	/*
+	 * The scan is linear: bound it by what V3 can encode, or a V2 section
+	 * of zeroes costs seconds a lookup.
+	 */
+	if (fde->num_fres > SFRAME_MAX_FDE_FRES) {
+		sframe_reject("too many FREs in a function");
+		return -EBADMSG;
 	}
 
 	if ((fde->info & SFRAME_FDE_INFO_FRE_TYPE) > SFRAME_FRE_TYPE_ADDR4) {

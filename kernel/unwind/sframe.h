@@ -145,6 +145,8 @@ static_assert(sizeof(struct sframe_fde_v3_attr) == 5);
 #define SFRAME_FRE_WORD_4B		2
 #define SFRAME_FRE_INFO_RA_MANGLED	0x80	/* AArch64: RA is PAC-signed */
 #define SFRAME_FRE_MAX_WORDS		15
+/* FREs of one function: V3 has 16 bits for the count, V2 32 */
+#define SFRAME_MAX_FDE_FRES		0xffff
 
 /*
  * Flex FDEs: the words are rules for the CFA, RA and FP, in that order.  A

@@ -333,6 +333,8 @@ static int ref_lookup(const struct ref *r, uint64_t ip, bool top,
 		f.rep = r->b[off + 4];
 		off += 5;
 	}
+	if (f.num_fres > 0xffff)
+		return ref_fail(why, -EBADMSG, "too many FREs in a function");
 	if ((f.info & 0xf) > 2)
 		return ref_fail(why, -EBADMSG, "bad FRE type");
 	ssz = 1 << (f.info & 0xf);

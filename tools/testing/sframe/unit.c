@@ -1009,6 +1009,16 @@ static void test_changes(void)
 	buf[fres[2][0].off] = 0;
 	expect_both(&sec, t + 0x25, x86_rule(false, 16, true, -16),
 		    "changed back");
+	/*
+	 * V2 counts FREs in 32 bits: more than V3's 16 bits can say is
+	 * refused before the scan, which would otherwise run that long.
+	 */
+	sfw_put(buf + fdes[2].off + 12, 0x10000, 4);
+	expect_err(&sec, t + 0x25, true, -EBADMSG,
+		   "too many FREs in a function", "changed FRE count");
+	sfw_put(buf + fdes[2].off + 12, 0xffff, 4);
+	expect_both(&sec, t + 0x21, x86_rule(false, 8, false, 0),
+		    "FRE count at the limit");
 }
 
 /* Header checks (the corpus test covers them systematically) */
