@@ -31,11 +31,8 @@ demo:
 check:
 	$(S)/check
 
-check-fast:
-	@rm -rf out/results; $(S)/check-fast; rc=$$?; $(S)/tap-summary out/results/*.tap && exit $$rc
-
-check-kernel:
-	@rm -rf out/results; $(S)/check-kernel; rc=$$?; $(S)/tap-summary out/results/*.tap && exit $$rc
+check-fast check-kernel:
+	$(S)/check $@
 
 check-series: series
 	$(S)/check-series

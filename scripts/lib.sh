@@ -36,7 +36,9 @@ run_step() {
 	timeout --kill-after=30 "$limit" "$@" >"$log" 2>&1 || rc=$?
 	if [ $rc -ne 0 ]; then
 		tail -n 40 "$log" >&2 || true
-		[ $rc -eq 124 ] && die "step '$name' timed out after $limit; log: $log"
+		# 124: the timeout; 137: killed after --kill-after
+		[ $rc -eq 124 ] || [ $rc -eq 137 ] &&
+			die "step '$name' timed out after $limit; log: $log"
 		die "step '$name' failed (exit $rc); log: $log"
 	fi
 }
@@ -72,3 +74,6 @@ KSELFTEST_TARGETS=${KSELFTEST_TARGETS:-sframe codectl}
 # The Linux tree that is built: the assembled overlay (make tree).
 TREE=${TREE:-$OUT/tree}
 KBUILD=${KBUILD:-$OUT/build/x86_64}
+# The guest's shared directory: the kselftests going in, their TAP coming out.
+GUEST_DIR=${GUEST_DIR:-$OUT/guest}
+export GUEST_DIR
