@@ -154,8 +154,9 @@ static int sframe_check_ranges(struct mm_struct *mm,
  *
  * Checks that the text is mapped executable and the section readable,
  * validates the section header for this architecture and inserts the entry.
- * Takes mmap_lock; the header is read without it, since reading user memory
- * may fault.
+ * Takes mmap_lock once, for writing; the header is read before, without
+ * it, since reading user memory may fault.  A bad range is reported
+ * before anything about the bytes it holds.
  *
  * Return: 0, or -EINVAL for an empty or wrapping range, -ENOMEM for a range
  * that is not wholly mapped (or no memory), -EACCES for text that is not
@@ -174,45 +175,33 @@ int sframe_add_section(struct mm_struct *mm, unsigned long sframe_start,
 		.sframe_start = sframe_start, .sframe_end = sframe_end,
 	};
 	struct sframe_entry *e;
-	int ret;
+	int ret, init_ret;
 
 	if (text_start >= text_end || sframe_start >= sframe_end)
 		return -EINVAL;
 
-	/* Precise errors for bad ranges before the header is even read. */
-	if (mmap_read_lock_killable(mm))
-		return -EINTR;
-	ret = sframe_check_ranges(mm, &range);
-	mmap_read_unlock(mm);
-	if (ret)
-		return ret;
-
 	e = kzalloc_obj(*e, GFP_KERNEL_ACCOUNT);
 	if (!e)
 		return -ENOMEM;
-	ret = sframe_section_init(&e->sec, sframe_start, sframe_end,
-				  text_start, text_end);
-	if (ret)
-		goto out_free;
+	init_ret = sframe_section_init(&e->sec, sframe_start, sframe_end,
+				       text_start, text_end);
+	/* Complete before lockless lookups can see it */
+	e->info = info;
+	if (user)
+		__set_bit(SFRAME_ENTRY_USER, &e->flags);
 
 	if (mmap_write_lock_killable(mm)) {
-		ret = -EINTR;
-		goto out_free;
+		kfree(e);
+		return -EINTR;
 	}
-	/* The mappings may have changed while the header was read. */
-	ret = sframe_check_ranges(mm, &e->sec);
+	ret = sframe_check_ranges(mm, &range);
+	if (!ret)
+		ret = init_ret;
 	if (!ret)
 		ret = sframe_insert(mm, e);
-	if (!ret) {
-		e->info = info;
-		if (user)
-			__set_bit(SFRAME_ENTRY_USER, &e->flags);
-	}
 	mmap_write_unlock(mm);
-	if (!ret)
-		return 0;
-out_free:
-	kfree(e);
+	if (ret)
+		kfree(e);	/* the caller keeps its reference to @info */
 	return ret;
 }
 
@@ -307,9 +296,13 @@ int sframe_dup_mm(struct mm_struct *mm, struct mm_struct *oldmm)
 	mt_for_each(&oldmm->sframe_mt, old, index, ULONG_MAX) {
 		if (sframe_check_ranges(mm, &old->sec))
 			continue;
-		e = kmemdup(old, sizeof(*e), GFP_KERNEL_ACCOUNT);
+		e = kzalloc_obj(*e, GFP_KERNEL_ACCOUNT);
 		if (!e)
 			return -ENOMEM;
+		/* Lookups in the parent may set BAD meanwhile */
+		e->sec = old->sec;
+		e->flags = READ_ONCE(old->flags);
+		e->info = old->info;
 		ret = sframe_insert(mm, e);
 		if (ret) {
 			kfree(e);
@@ -333,7 +326,6 @@ void sframe_free_mm(struct mm_struct *mm)
 	mt_for_each(&mm->sframe_mt, e, index, ULONG_MAX)
 		sframe_entry_free(e);
 	mtree_destroy(&mm->sframe_mt);
-	mm->sframe_count = 0;
 }
 
 /* The decoder found @sec corrupt: stop using it, and say so once. */
