@@ -20,10 +20,31 @@
 #include <linux/string.h>
 #include <linux/syscalls.h>
 #include <linux/uaccess.h>
-#include <uapi/linux/codectl.h>
+#include <linux/codectl.h>
 
 /* The ABI's bound on build IDs is the size of the registry's buffer. */
 static_assert(CODECTL_BUILD_ID_MAX == SFRAME_BUILD_ID_MAX);
+/* The sizes of the uapi header are the structures' layout. */
+static_assert(offsetofend(struct codectl_sframe, sframe_end) ==
+	      CODECTL_SFRAME_SIZE_VER0);
+static_assert(sizeof(struct codectl_sframe) == CODECTL_SFRAME_SIZE_VER1);
+static_assert(sizeof(struct codectl_unregister) ==
+	      CODECTL_UNREGISTER_SIZE_VER0);
+
+/*
+ * Copy in an option's structure of @usize bytes, at least its first version
+ * @ver0.  Like openat2() and clone3(), refuse more than a page: the bytes
+ * beyond the kernel's structure are all read to check that they are zero.
+ */
+static int codectl_copy_info(void *dst, size_t ksize, size_t ver0,
+			     const void __user *uinfo, size_t usize)
+{
+	if (usize < ver0)
+		return -EINVAL;
+	if (usize > PAGE_SIZE)
+		return -E2BIG;
+	return copy_struct_from_user(dst, ksize, uinfo, usize);
+}
 
 /* A NUL-terminated user string of at most @max bytes, or NULL for none. */
 static char *codectl_strdup(u64 uptr, long max)
@@ -44,9 +65,9 @@ static struct sframe_objinfo *codectl_objinfo(const struct codectl_sframe *arg)
 	struct sframe_objinfo *info;
 	int ret;
 
-	if (!arg->file_start && !arg->file_end && !arg->pathname &&
-	    !arg->build_id && !arg->debug_link && !arg->build_id_len &&
-	    !arg->debug_link_crc)
+	/* Nothing after the four ranges: no description. */
+	if (!memchr_inv((const void *)arg + CODECTL_SFRAME_SIZE_VER0, 0,
+			sizeof(*arg) - CODECTL_SFRAME_SIZE_VER0))
 		return NULL;
 
 	/* The object's mapping, when given, holds the text. */
@@ -95,9 +116,8 @@ static int codectl_register_sframe(const void __user *uinfo, size_t size)
 	struct codectl_sframe arg;
 	int ret;
 
-	if (size < CODECTL_SFRAME_SIZE_VER0)
-		return -EINVAL;
-	ret = copy_struct_from_user(&arg, sizeof(arg), uinfo, size);
+	ret = codectl_copy_info(&arg, sizeof(arg), CODECTL_SFRAME_SIZE_VER0,
+				uinfo, size);
 	if (ret)
 		return ret;
 
@@ -125,9 +145,8 @@ static int codectl_unregister(const void __user *uinfo, size_t size)
 	struct codectl_unregister arg;
 	int ret;
 
-	if (size < CODECTL_UNREGISTER_SIZE_VER0)
-		return -EINVAL;
-	ret = copy_struct_from_user(&arg, sizeof(arg), uinfo, size);
+	ret = codectl_copy_info(&arg, sizeof(arg), CODECTL_UNREGISTER_SIZE_VER0,
+				uinfo, size);
 	if (ret)
 		return ret;
 	return sframe_remove_section(current->mm, arg.text_start);
@@ -147,8 +166,6 @@ SYSCALL_DEFINE4(codectl, unsigned int, option, const void __user *, info,
 		size_t, info_size, unsigned int, flags)
 {
 	if (flags)
-		return -EINVAL;
-	if (!current->mm)
 		return -EINVAL;
 
 	switch (option) {

@@ -35,7 +35,7 @@
 #include <linux/codectl.h>
 
 #ifndef __NR_codectl
-#define __NR_codectl	473	/* the same number on every architecture */
+#error "__NR_codectl: build against the uapi headers of a kernel with codectl(2)"
 #endif
 #ifndef PT_GNU_SFRAME
 #define PT_GNU_SFRAME	0x6474e554

@@ -360,6 +360,32 @@ static bool row_e2big(struct fx *fx, const struct errcase *c)
 	return ok;
 }
 
+static bool row_size_page(struct fx *fx, const struct errcase *c)
+{
+	unsigned char *two = map_pages(fx, 2, PROT_READ | PROT_WRITE);
+	struct codectl_unregister u;
+	struct scratch s;
+	bool ok;
+
+	if (!two || !scratch_get(fx, &s, 1))
+		return false;
+	/* A valid structure, followed by zeros only. */
+	memcpy(two, &s.arg, sizeof(s.arg));
+	ok = expect(c, ct_codectl(CODECTL_REGISTER_SFRAME, two, fx->page + 1,
+				  0), "register, info_size %ld, zero tail",
+		    fx->page + 1);
+	ok &= expect(c, ct_codectl(CODECTL_REGISTER_SFRAME, two, 2 * fx->page,
+				   0), "register, info_size %ld, zero tail",
+		     2 * fx->page);
+	u.text_start = s.arg.text_start;
+	memcpy(two, &u, sizeof(u));
+	ok &= expect(c, ct_codectl(CODECTL_UNREGISTER, two, fx->page + 1, 0),
+		     "unregister, info_size %ld, zero tail", fx->page + 1);
+	munmap(two, 2 * fx->page);
+	scratch_put(fx, &s);
+	return ok;
+}
+
 static bool row_text_empty(struct fx *fx, const struct errcase *c)
 {
 	struct scratch s;
@@ -996,6 +1022,7 @@ static const struct errcase errcases[] = {
 	ROW(E2BIG,
 	    "info_size is larger than the structure this kernel knows, and the extra bytes are not all zero",
 	    row_e2big),
+	ROW(E2BIG, "info_size is larger than the page size", row_size_page),
 	ROW(EINVAL, "the text range is empty", row_text_empty),
 	ROW(EINVAL, "the text range wraps around (text_end is below text_start)",
 	    row_text_wrap),

@@ -9,12 +9,9 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <linux/codectl.h>
-
-#ifndef __NR_codectl
-#define __NR_codectl	473
-#endif
 
 #ifndef PT_GNU_SFRAME
 #define PT_GNU_SFRAME	0x6474e554
