@@ -3,7 +3,9 @@
 #ifndef _SFRAME_SHIM_LINUX_MATH_H
 #define _SFRAME_SHIM_LINUX_MATH_H
 
-#define __round_mask(x, y)	((__typeof__(x))((y) - 1))
-#define round_down(x, y)	((x) & ~__round_mask(x, y))
+/* @y is a power of two */
+#define round_down(x, y) ({			\
+	__typeof__(x) __x = (x);		\
+	__x & ~(__typeof__(x))((y) - 1); })
 
 #endif
