@@ -31,6 +31,15 @@
 
 #define SFRAME_NO_REG		0xff
 
+/*
+ * The ranges of a section end below 2^63, as user addresses do on every
+ * 64-bit architecture.  Then an address plus a size from the section
+ * cannot overflow, and one plus an offset lies in the text only if the
+ * exact sum does: the decoder adds them modulo 2^64 and checks the result.
+ */
+#define SFRAME_ADDR_LIMIT	BIT(63)
+static_assert(sizeof(unsigned long) == 8);
+
 /* What the decoder needs to know about an ABI */
 struct sframe_abi {
 	u8	sp;		/* DWARF number of the stack pointer */
@@ -189,7 +198,8 @@ static __always_inline int sframe_fetch(const struct sframe_section *sec,
  * counts.  The FDEs and FREs themselves are checked at each lookup, as the
  * section may change at any time.  Context: may fault (reads user memory).
  *
- * Return: 0 on success; -EINVAL for an empty or wrapping range; -EFAULT if
+ * Return: 0 on success; -EINVAL for an empty or wrapping range, or one that
+ * ends above 2^63, where no user address lies; -EFAULT if
  * the header cannot be read; -ENOEXEC for an invalid or unsupported header.
  */
 int sframe_section_init(struct sframe_section *sec,
@@ -210,6 +220,10 @@ int sframe_section_init(struct sframe_section *sec,
 	}
 	if (text_end <= text_start) {
 		sframe_reject("empty or wrapping text range");
+		return -EINVAL;
+	}
+	if (sframe_end >= SFRAME_ADDR_LIMIT || text_end >= SFRAME_ADDR_LIMIT) {
+		sframe_reject("range beyond the user address space");
 		return -EINVAL;
 	}
 	size = sframe_end - sframe_start;
@@ -321,42 +335,39 @@ int sframe_section_init(struct sframe_section *sec,
 }
 
 /*
- * The function start and size of the FDE read from user address @addr into
- * @raw, checked to lie in the text.  What a binary search probe needs.
+ * The fields of the FDE at @raw that the search reads.  The start is an
+ * offset from the section, or from the FDE with FUNC_START_PCREL; see
+ * SFRAME_ADDR_LIMIT for why it is added as an unsigned long.
  */
-static __always_inline int sframe_fde_range(const struct sframe_section *sec,
-					    const void *raw, bool v2,
-					    unsigned long addr,
-					    unsigned long *start, u32 *size)
+static __always_inline unsigned long sframe_fde_off(const void *raw, bool v2)
 {
-	unsigned long base, end;
-	s64 off;
+	const struct sframe_fde_v2 *e2 = raw;
+	const struct sframe_fde_v3 *e3 = raw;
 
-	if (v2) {
-		const struct sframe_fde_v2 *e = raw;
+	if (v2)
+		return (long)(s32)le32_to_cpu(e2->func_start);
+	return le64_to_cpu(e3->func_start);
+}
 
-		off = (s32)le32_to_cpu(e->func_start);
-		*size = le32_to_cpu(e->func_size);
-	} else {
-		const struct sframe_fde_v3 *e = raw;
+static __always_inline u32 sframe_fde_size(const void *raw, bool v2)
+{
+	const struct sframe_fde_v2 *e2 = raw;
+	const struct sframe_fde_v3 *e3 = raw;
 
-		off = (s64)le64_to_cpu(e->func_start);
-		*size = le32_to_cpu(e->func_size);
-	}
-	base = (sec->flags & SFRAME_F_FDE_FUNC_START_PCREL) ? addr :
-							       sec->sframe_start;
-	if (check_add_overflow(base, off, start) ||
-	    *start < sec->text_start ||
-	    check_add_overflow(*start, *size, &end) || end > sec->text_end) {
-		sframe_reject("FDE outside the text range");
-		return -EBADMSG;
-	}
-	return 0;
+	return le32_to_cpu(v2 ? e2->func_size : e3->func_size);
+}
+
+static __always_inline u32 sframe_fde_fres_off(const void *raw, bool v2)
+{
+	const struct sframe_fde_v2 *e2 = raw;
+	const struct sframe_fde_v3 *e3 = raw;
+
+	return le32_to_cpu(v2 ? e2->fres_off : e3->fres_off);
 }
 
 /*
- * Decode the rest of the FDE whose range sframe_fde_range() checked (a V3
- * index entry: the rest is with the FREs).
+ * Decode the rest of the FDE whose start and size sframe_check_block()
+ * checked (a V3 index entry: the rest is with the FREs).
  */
 static __always_inline void sframe_decode_fde(const void *raw, bool v2,
 					      unsigned long start, u32 size,
@@ -367,17 +378,13 @@ static __always_inline void sframe_decode_fde(const void *raw, bool v2,
 	if (v2) {
 		const struct sframe_fde_v2 *e = raw;
 
-		fde->fres_off = le32_to_cpu(e->fres_off);
 		fde->num_fres = le32_to_cpu(e->num_fres);
 		fde->info = e->info;
 		fde->info2 = SFRAME_FDE_TYPE_DEFAULT;
 		fde->rep_size = e->rep_size;
-	} else {
-		const struct sframe_fde_v3 *e = raw;
-
-		/* The rest is read with the FREs, by sframe_find_fre() */
-		fde->fres_off = le32_to_cpu(e->fres_off);
 	}
+	/* V3: the rest is read with the FREs, by sframe_find_fre() */
+	fde->fres_off = sframe_fde_fres_off(raw, v2);
 }
 
 /*
@@ -422,6 +429,18 @@ static __always_inline u32 sframe_guess(unsigned long ip,
 				 (span >> shift) + 1);
 }
 
+/* Why an FDE that failed the quick check of sframe_check_block() is bad */
+static noinline int sframe_bad_fde(const struct sframe_section *sec,
+				   unsigned long start, u32 size)
+{
+	if (start < sec->text_start || start > sec->text_end ||
+	    size > sec->text_end - start)
+		sframe_reject("FDE outside the text range");
+	else
+		sframe_reject("FDEs not sorted");
+	return -EBADMSG;
+}
+
 /*
  * Check the @count entries read into @buf from index @first (user address
  * @addr), which lie in [b->lo, b->hi), and narrow @b to the entries after
@@ -440,36 +459,47 @@ static __always_inline int sframe_check_block(const struct sframe_section *sec,
 {
 	unsigned int esize = v2 ? sizeof(struct sframe_fde_v2) :
 				  sizeof(struct sframe_fde_v3);
-	unsigned long start, cand_start = 0;
-	u32 i, size, cand_size = 0;
+	bool pcrel = sec->flags & SFRAME_F_FDE_FUNC_START_PCREL;
+	unsigned long base = pcrel ? addr : sec->sframe_start;
+	unsigned long lo_start = b->lo_start, hi_start = b->hi_start;
+	unsigned long text_end = sec->text_end;
 	const u8 *cand = NULL;
-	int ret;
+	u32 i, size;
 
-	for (i = 0; i < count; i++, buf += esize, addr += esize) {
-		ret = sframe_fde_range(sec, buf, v2, addr, &start, &size);
-		if (ret)
-			return ret;
-		if (start < b->lo_start || start > b->hi_start) {
-			sframe_reject("FDEs not sorted");
-			return -EBADMSG;
-		}
+	/* In locals: the compiler cannot tell that @buf does not alias @b */
+	for (i = 0; i < count; i++, buf += esize) {
+		unsigned long start = base + sframe_fde_off(buf, v2);
+
+		/*
+		 * lo_start <= start <= hi_start, which lie in the text, and
+		 * the function ends in the text: two tests for the usual case.
+		 */
+		size = sframe_fde_size(buf, v2);
+		if (unlikely(start - lo_start > hi_start - lo_start ||
+			     size > text_end - start))
+			return sframe_bad_fde(sec, start, size);
 		if (start > ip) {
 			b->hi = first + i;
 			b->hi_start = start;
 			break;
 		}
-		b->lo = first + i + 1;
-		b->lo_start = start;
+		lo_start = start;
 		cand = buf;
-		cand_start = start;
-		cand_size = size;
+		if (pcrel)
+			base += esize;
 	}
-	if (cand && in_range(ip, cand_start, cand_size)) {
-		sframe_decode_fde(cand, v2, cand_start, cand_size, fde);
+	if (!cand)
+		return 1;
+	/* cand is entry i - 1 */
+	b->lo = first + i;
+	b->lo_start = lo_start;
+	size = sframe_fde_size(cand, v2);
+	if (ip - lo_start < size) {
+		sframe_decode_fde(cand, v2, lo_start, size, fde);
 		return 0;
 	}
 	/* A gap, unless the block ended before an entry past ip was seen */
-	return cand && i < count ? -ENOENT : 1;
+	return i < count ? -ENOENT : 1;
 }
 
 /*
@@ -499,35 +529,38 @@ static __always_inline int sframe_search(const struct sframe_section *sec,
 	if (sec->num_fdes >= SFRAME_GRID_MIN_FDES)
 		grid = BIT(fls(sec->num_fdes) - SFRAME_GRID_BITS);
 
+	/* n > grid puts the grid entry below before hi */
+	while (b.hi - b.lo > grid) {
+		u32 n = b.hi - b.lo;
+
+		/* The grid entry that starts the guess's step, or the next */
+		first = slow < 2 ? sframe_guess(ip, &b) : b.lo + n / 2;
+		first = round_down(first, grid);
+		if (first < b.lo)
+			first += grid;
+		addr = sec->fdes_start + (unsigned long)first * esize;
+		ret = sframe_read(sec, buf, addr, esize);
+		if (ret)
+			return ret;
+		ret = sframe_check_block(sec, buf, v2, addr, first, 1, ip, &b,
+					 fde);
+		if (ret <= 0)
+			return ret;
+		slow = slow < 2 && b.hi - b.lo > n / 2 ? slow + 1 : 0;
+	}
 	while (b.hi - b.lo > SFRAME_FDE_BLOCK) {
 		u32 n = b.hi - b.lo;
 
+		/* The block around the guess, inside [lo, hi) */
 		first = slow < 2 ? sframe_guess(ip, &b) : b.lo + n / 2;
-		if (n > grid) {
-			/*
-			 * The grid entry that starts the guess's step, or the
-			 * next one: n > grid puts it before hi.
-			 */
-			first = round_down(first, grid);
-			if (first < b.lo)
-				first += grid;
-			addr = sec->fdes_start + (unsigned long)first * esize;
-			ret = sframe_read(sec, buf, addr, esize);
-			count = 1;
-		} else {
-			/* The block around the guess, inside [lo, hi) */
-			first = clamp(first, b.lo + SFRAME_FDE_BLOCK / 2,
-				      b.hi - SFRAME_FDE_BLOCK / 2) -
-				SFRAME_FDE_BLOCK / 2;
-			addr = sec->fdes_start + (unsigned long)first * esize;
-			ret = sframe_read(sec, buf, addr,
-					  SFRAME_FDE_BLOCK * esize);
-			count = SFRAME_FDE_BLOCK;
-		}
+		first = clamp(first, b.lo + SFRAME_FDE_BLOCK / 2,
+			      b.hi - SFRAME_FDE_BLOCK / 2) - SFRAME_FDE_BLOCK / 2;
+		addr = sec->fdes_start + (unsigned long)first * esize;
+		ret = sframe_read(sec, buf, addr, SFRAME_FDE_BLOCK * esize);
 		if (ret)
 			return ret;
-		ret = sframe_check_block(sec, buf, v2, addr, first, count, ip,
-					 &b, fde);
+		ret = sframe_check_block(sec, buf, v2, addr, first,
+					 SFRAME_FDE_BLOCK, ip, &b, fde);
 		if (ret <= 0)
 			return ret;
 		slow = slow < 2 && b.hi - b.lo > n / 2 ? slow + 1 : 0;
@@ -563,15 +596,27 @@ static __always_inline u32 sframe_get_le(const u8 *p, unsigned int size)
 	return get_unaligned_le32(p);
 }
 
+/* Why an FRE start that failed the quick check of sframe_scan() is bad */
+static noinline int sframe_bad_fre_start(unsigned long start,
+					 unsigned long prev)
+{
+	if (start < prev)
+		sframe_reject("FRE starts not in order");
+	else
+		sframe_reject("FRE start past the function");
+	return -EBADMSG;
+}
+
 /*
- * Scan the FREs of @fde from @addr for the last one that starts at or before
- * @pc, and decode it.  Inlined once per FRE start size.
+ * Scan the FREs of @fde from @addr, which is at offset @pos in the
+ * read-ahead buffer, for the last one that starts at or before @pc, and
+ * decode it.  Inlined once per FRE start size.
  */
 static __always_inline int sframe_scan(const struct sframe_section *sec,
 				       struct sframe_reader *r,
 				       const struct sframe_fde *fde,
-				       unsigned long addr, unsigned long pc,
-				       unsigned int addr_size,
+				       unsigned long addr, unsigned long pos,
+				       unsigned long pc, unsigned int addr_size,
 				       struct sframe_fre *fre)
 {
 	unsigned long match = 0, size, prev = 0;
@@ -584,9 +629,14 @@ static __always_inline int sframe_scan(const struct sframe_section *sec,
 		unsigned long start;
 		u8 info;
 
-		ret = sframe_fetch(sec, r, addr, addr_size + 1, &p);
-		if (ret)
-			return ret;
+		/* pos is past the bytes read so far by at most one FRE */
+		if (pos + addr_size + 1 > r->len) {
+			ret = sframe_refill(sec, r, addr, addr_size + 1);
+			if (ret)
+				return ret;
+			pos = 0;
+		}
+		p = r->buf + pos;
 		start = sframe_get_le(p, addr_size);
 		info = p[addr_size];
 
@@ -600,20 +650,16 @@ static __always_inline int sframe_scan(const struct sframe_section *sec,
 			sframe_reject("read past the FRE sub-section");
 			return -EBADMSG;
 		}
-		if (start < prev) {
-			sframe_reject("FRE starts not in order");
-			return -EBADMSG;
-		}
-		if (start > fde->size) {
-			sframe_reject("FRE start past the function");
-			return -EBADMSG;
-		}
+		/* prev <= start <= the function size, in one test */
+		if (unlikely(start - prev > fde->size - prev))
+			return sframe_bad_fre_start(start, prev);
 		if (start > pc)
 			break;
 		prev = start;
 		match = addr;
 		fre->info = info;
 		addr += size;
+		pos += size;
 	}
 	/* FRE n is the first past pc: FRE n - 1, if any, is the match. */
 	if (!n)
@@ -643,29 +689,28 @@ static int sframe_find_fre(const struct sframe_section *sec,
 			   struct sframe_fre *fre)
 {
 	struct sframe_reader r;
-	unsigned long addr, pc;
-	const u8 *p;
+	unsigned long addr, pc, pos = 0;
 	int ret;
 
-	/* Nothing read ahead yet */
-	r.base = 0;
-	r.len = 0;
-	if (check_add_overflow(sec->fres_start, fde->fres_off, &addr)) {
-		sframe_reject("read past the FRE sub-section");
-		return -EBADMSG;
-	}
+	/* addr is below 2^63 + 2^32: no overflow */
+	addr = sec->fres_start + fde->fres_off;
 	if (sec->version == SFRAME_VERSION_3) {
 		const struct sframe_fde_v3_attr *attr;
 
-		ret = sframe_fetch(sec, &r, addr, sizeof(*attr), &p);
+		ret = sframe_refill(sec, &r, addr, sizeof(*attr));
 		if (ret)
 			return ret;
-		attr = (const struct sframe_fde_v3_attr *)p;
+		attr = (const struct sframe_fde_v3_attr *)r.buf;
 		fde->num_fres = le16_to_cpu(attr->num_fres);
 		fde->info = attr->info;
 		fde->info2 = attr->info2;
 		fde->rep_size = attr->rep_size;
 		addr += sizeof(*attr);
+		pos = sizeof(*attr);
+	} else {
+		/* Nothing read ahead yet */
+		r.base = 0;
+		r.len = 0;
 	}
 	/*
 	 * The scan is linear: bound it by what V3 can encode, or a V2 section
@@ -695,11 +740,11 @@ static int sframe_find_fre(const struct sframe_section *sec,
 
 	switch (fde->info & SFRAME_FDE_INFO_FRE_TYPE) {
 	case SFRAME_FRE_TYPE_ADDR1:
-		return sframe_scan(sec, &r, fde, addr, pc, 1, fre);
+		return sframe_scan(sec, &r, fde, addr, pos, pc, 1, fre);
 	case SFRAME_FRE_TYPE_ADDR2:
-		return sframe_scan(sec, &r, fde, addr, pc, 2, fre);
+		return sframe_scan(sec, &r, fde, addr, pos, pc, 2, fre);
 	default:
-		return sframe_scan(sec, &r, fde, addr, pc, 4, fre);
+		return sframe_scan(sec, &r, fde, addr, pos, pc, 4, fre);
 	}
 }
 

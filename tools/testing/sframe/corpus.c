@@ -92,6 +92,9 @@ static int ref_init(struct ref *r, const char **why)
 				"empty or wrapping .sframe range");
 	if (r->te <= r->ts)
 		return ref_fail(why, -EINVAL, "empty or wrapping text range");
+	if (r->addr + r->len >= 1ULL << 63 || r->te >= 1ULL << 63)
+		return ref_fail(why, -EINVAL,
+				"range beyond the user address space");
 	if (r->len < 28)
 		return ref_fail(why, -ENOEXEC,
 				"section shorter than its header");
