@@ -255,7 +255,7 @@ static int ref_block(const struct ref *r, uint64_t first, uint64_t cnt,
 
 /*
  * The decoder's search: a grid entry a step while the range spans more than
- * a grid step (arrays of 2^14 FDEs or more), then blocks of 8 around the
+ * a grid step (arrays of 2^17 FDEs or more), then blocks of 8 around the
  * guess; bisection after two steps that did not halve the range.  Then the
  * last entries, of which only those before hi must be readable.
  */
@@ -268,7 +268,7 @@ static int ref_search(const struct ref *r, uint64_t ip, struct ref_fde *f,
 	unsigned int slow = 0;
 	int ret;
 
-	if (r->nfdes >= 1u << 14)
+	if (r->nfdes >= 1u << 17)
 		grid = 1ull << (32 - __builtin_clz(r->nfdes) - 10);
 	while (b.hi - b.lo > blk) {
 		uint64_t n = b.hi - b.lo;
@@ -1182,19 +1182,19 @@ static void cat_fde_order(void)
 }
 
 /*
- * Large sections, where the FDE search starts on its grid (2^14 FDEs or
+ * Large sections, where the FDE search starts on its grid (2^17 FDEs or
  * more): a random layout per version, and cases with one corruption each
  * (a random byte of an FDE, an FDE's start anywhere in the text, a fault
  * over an FDE, a random byte of its FREs), looked up around the corrupted
  * FDE and at random PCs.
  */
-#define LARGE_FDES	20000
+#define LARGE_FDES	140000
 #define LARGE_CASES	400
 
 static void cat_large(void)
 {
 	static struct sfw_fde fdes[LARGE_FDES];
-	static uint8_t bytes[1 << 20], large_work[1 << 20];
+	static uint8_t bytes[1 << 22], large_work[1 << 22];
 	uint64_t x = 0x2545f4914f6cdd1dULL, ips[MAX_IPS], te, r;
 	unsigned int v, k, i, e, esz;
 	const struct sfw_fde *f;

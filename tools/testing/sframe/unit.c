@@ -15,7 +15,7 @@
 #include "sfw.h"
 #include "real/real_sections.h"
 
-static uint8_t buf[1 << 21];
+static uint8_t buf[1 << 22];
 static const char *seed_dir;
 static unsigned int nr_seeds;
 
@@ -827,7 +827,7 @@ static void test_skewed_fdes(void)
 static void test_random_fdes(void)
 {
 	const unsigned long a = 0x10000000UL, t = 0x40000000UL;
-	static struct sfw_fde fdes[50000];
+	static struct sfw_fde fdes[140000];
 	const unsigned int n = ARRAY_SIZE(fdes);
 	unsigned long reads, worst, total, ip;
 	unsigned int i, k, v, lo, hi, bits, max_reads;
@@ -1022,6 +1022,80 @@ static void test_changes(void)
 }
 
 /*
+ * The FREs of the FDE after the one found tell how many bytes to read
+ * ahead.  A wrong guess - none, too short, too long, wrapping, reaching a
+ * fault - may cost reads, never a lookup.
+ */
+static void test_fre_readahead(void)
+{
+	const unsigned long a = 0x10000UL, t = 0x20000UL;
+	/* FDE 2's fres_off, as an offset from FDE 1's */
+	static const int32_t next[] = { 0, 1, 4, -1, 0x1000, 0x7fffffff };
+	struct sfw_fre fres[3][3];
+	struct sframe_section sec;
+	struct sfw_fde fdes[3];
+	unsigned long reads, exact;
+	unsigned int v, i, k;
+	struct sfw_sec s;
+	size_t len, off;
+	uint32_t f1;
+
+	for (v = 2; v <= 3; v++) {
+		sfw_sec_init(&s, v, SFW_ABI_AMD64_LE, a, fdes, 3);
+		for (i = 0; i < 3; i++) {
+			sfw_fde_init(&fdes[i], t + 0x40 * i, 0x40, fres[i], 3);
+			fres[i][0] = sfw_fre(0, false, 1, 8);
+			fres[i][1] = sfw_fre(1, false, 2, 16, -16);
+			fres[i][2] = sfw_fre(0x30, true, 2, 0x1000, -16);
+		}
+		len = sfw_write(&s, buf, sizeof(buf));
+		if (!setup_ok(&sec, buf, len, a, t, t + 0xc0, "read-ahead"))
+			continue;
+		/* The FDE search reads all three, then the exact FREs */
+		reads = test_mem_reads();
+		expect_ok(&sec, t + 0x7f, true, x86_rule(true, 0x1000, true, -16),
+			  "read-ahead exact");
+		exact = test_mem_reads() - reads;
+		CHECK(exact == 2, "read-ahead: %lu reads, not 2", exact);
+
+		/* fres_off: bytes 8-11 of a V2 FDE, 12-15 of a V3 one */
+		off = v == 2 ? 8 : 12;
+		f1 = fdes[1].off + off;
+		f1 = buf[f1] | buf[f1 + 1] << 8 | buf[f1 + 2] << 16 |
+		     (uint32_t)buf[f1 + 3] << 24;
+		off += fdes[2].off;
+		for (k = 0; k < ARRAY_SIZE(next); k++) {
+			sfw_put(buf + off, f1 + next[k], 4);
+			expect_ok(&sec, t + 0x40, true,
+				  x86_rule(false, 8, false, 0),
+				  "read-ahead guess");
+			expect_ok(&sec, t + 0x7f, false,
+				  x86_rule(true, 0x1000, true, -16),
+				  "read-ahead guess");
+		}
+		/* Too short: more reads, as many as the FREs need */
+		sfw_put(buf + off, f1 + 1, 4);
+		reads = test_mem_reads();
+		expect_ok(&sec, t + 0x7f, true, x86_rule(true, 0x1000, true, -16),
+			  "read-ahead short");
+		reads = test_mem_reads() - reads;
+		CHECK(reads > exact && reads <= exact + 2,
+		      "read-ahead short: %lu reads", reads);
+
+		/* Too long, into a fault after function 1's FREs */
+		sfw_put(buf + off, f1 + 0x1000, 4);
+		test_mem_reset();
+		test_mem_map(a, buf, v == 2 ? fdes[2].fres_off :
+					      fdes[2].attr_off);
+		test_mem_set_window(a, a + len);
+		CHECK(!sframe_section_init(&sec, a, a + len, t, t + 0xc0),
+		      "read-ahead fault: setup");
+		expect_ok(&sec, t + 0x7f, true, x86_rule(true, 0x1000, true, -16),
+			  "read-ahead fault");
+	}
+}
+
+/*
  * Function starts are added modulo 2^64: an offset that wraps must not land
  * in the text.  The ranges end below 2^63, where user addresses do.
  */
@@ -1171,6 +1245,7 @@ int main(int argc, char **argv)
 	test_skewed_fdes();
 	test_random_fdes();
 	test_faults();
+	test_fre_readahead();
 	test_address_limit();
 	test_changes();
 	test_header();
