@@ -11,6 +11,10 @@
  * sframe_section_init() are not timed.  Both decoders then look up the same
  * random PCs of the text; their CFA offsets must agree on every PC.
  *
+ * Each run times ours and then find_fre on all the PCs.  The table gives
+ * the best run of each, their ratio, and the median of the ratios of the
+ * runs, which a noisy neighbour that slows down a few runs does not move.
+ *
  *   sframe-bench [-n LOOKUPS] [-r REPEATS] [-t ours|lib] [FDES...]
  *
  * -t times one side only (the other prints as 0), for perf stat and perf
@@ -166,6 +170,13 @@ static double now_ns(void)
 
 static volatile int64_t sink;
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /*
  * libsframe's lookup; with @full, also read the rest of what an unwinder
  * needs (our decoder returns all of it).  @out as in ours_lookup().
@@ -231,6 +242,8 @@ int main(int argc, char **argv)
 		else
 			return 2;
 	}
+	if (repeats < 1)
+		return 2;
 	for (; optind < argc && nsizes < 16; optind++)
 		want[nsizes++] = strtoul(argv[optind], NULL, 0);
 	if (!nsizes)
@@ -240,15 +253,18 @@ int main(int argc, char **argv)
 	printf("SFrame V%d (libsframe's encoder), AMD64; %zu random text PCs a run,",
 	       BENCH_VERSION, nlook);
 	printf(" best of %d runs\n", repeats);
-	printf("%8s %8s %9s %10s %10s %10s %8s %7s %6s\n", "FDEs", "FREs",
-	       "bytes", "ours", "find_fre", "+getters", "ratio", "reads", "found");
-	printf("%8s %8s %9s %10s %10s %10s %8s %7s %6s\n", "", "", "",
-	       "ns/lookup", "ns/lookup", "ns/lookup", "ours/ff", "/lookup", "");
+	printf("%8s %8s %9s %10s %10s %10s %8s %8s %7s %6s\n", "FDEs", "FREs",
+	       "bytes", "ours", "find_fre", "+getters", "ratio", "median",
+	       "reads", "found");
+	printf("%8s %8s %9s %10s %10s %10s %8s %8s %7s %6s\n", "", "", "",
+	       "ns/lookup", "ns/lookup", "ns/lookup", "ours/ff", "ours/ff",
+	       "/lookup", "");
 
 	for (k = 0; k < (int)nsizes; k++) {
 		uint64_t *pcs = malloc(nlook * sizeof(*pcs));
 		int64_t *a = malloc(nlook * sizeof(*a));
 		int64_t *b = malloc(nlook * sizeof(*b));
+		double *ratios = malloc(repeats * sizeof(*ratios));
 		double best[3] = { 0, 0, 0 };
 		sframe_decoder_ctx *dctx;
 		struct section s;
@@ -256,7 +272,7 @@ int main(int argc, char **argv)
 		unsigned long reads;
 		int err = 0, r;
 
-		if (!pcs || !a || !b)
+		if (!pcs || !a || !b || !ratios)
 			die("malloc", 0);
 		make_section(&s, want[k]);
 		for (i = 0; i < nlook; i++)
@@ -299,6 +315,8 @@ int main(int argc, char **argv)
 				sink = lib_lookup(dctx, &s, pcs, nlook, NULL,
 						  true);
 			t3 = now_ns();
+			ratios[r] = time_ours && time_lib ?
+				    (t1 - t0) / (t2 - t1) : 0;
 			if (time_ours && (!r || t1 - t0 < best[0]))
 				best[0] = t1 - t0;
 			if (time_lib && (!r || t2 - t1 < best[1]))
@@ -307,16 +325,19 @@ int main(int argc, char **argv)
 				best[2] = t3 - t2;
 		}
 		reads = ours_reads() - reads;
-		printf("%8u %8u %9zu %10.1f %10.1f %10.1f %8.2f %7.1f %5.1f%%\n",
+		qsort(ratios, repeats, sizeof(*ratios), cmp_double);
+		printf("%8u %8u %9zu %10.1f %10.1f %10.1f %8.2f %8.2f %7.1f %5.1f%%\n",
 		       want[k], s.nfres, s.len, best[0] / nlook, best[1] / nlook,
 		       best[2] / nlook, best[1] ? best[0] / best[1] : 0,
-		       (double)reads / repeats / nlook, 100.0 * found / nlook);
+		       ratios[repeats / 2], (double)reads / repeats / nlook,
+		       100.0 * found / nlook);
 		fflush(stdout);
 		sframe_decoder_free(&dctx);
 		free(s.buf);
 		free(pcs);
 		free(a);
 		free(b);
+		free(ratios);
 	}
 	return 0;
 }
