@@ -1096,10 +1096,21 @@ static void test_fre_readahead(void)
 }
 
 /*
- * Function starts are added modulo 2^64: an offset that wraps must not land
- * in the text.  The ranges end below 2^63, where user addresses do.
+ * A V3 section at @a with one 16-byte function at @t, whose one FRE says
+ * CFA = SP + @cfa; into buf.  Returns its size.
  */
-static void test_address_limit(void)
+static size_t one_fde_v3(struct sfw_sec *s, uint8_t abi, unsigned long a,
+			 struct sfw_fde *fde, unsigned long t,
+			 struct sfw_fre *fre, int32_t cfa)
+{
+	sfw_sec_init(s, 3, abi, a, fde, 1);
+	sfw_fde_init(fde, t, 0x10, fre, 1);
+	*fre = sfw_fre(0, false, 1, cfa);
+	return sfw_write(s, buf, sizeof(buf));
+}
+
+/* Header and range checks (the corpus test covers them systematically) */
+static void test_header(void)
 {
 	const unsigned long a = 0x10000UL, t = 0x20000UL, top = 1UL << 63;
 	struct sframe_section sec;
@@ -1109,52 +1120,7 @@ static void test_address_limit(void)
 	size_t len;
 	int ret;
 
-	sfw_sec_init(&s, 3, SFW_ABI_AMD64_LE, a, &fde, 1);
-	sfw_fde_init(&fde, t, 0x10, &fre, 1);
-	fre = sfw_fre(0, false, 1, 8);
-	len = sfw_write(&s, buf, sizeof(buf));
-	if (!setup_ok(&sec, buf, len, a, t, t + 0x10, "address limit"))
-		return;
-	expect_both(&sec, t, x86_rule(false, 8, false, 0), "address limit");
-	/* The start is t - 2^63, outside the text, not t + 2^63 */
-	sfw_put(buf + fde.off, t - fde.off - a + top, 8);
-	expect_err(&sec, t, true, -EBADMSG, "FDE outside the text range",
-		   "wrapping start");
-	sfw_put(buf + fde.off, t - fde.off - a, 8);
-
-	ret = setup(&sec, buf, len, a, t, top);
-	CHECK(ret == -EINVAL && str_eq(test_last_reject(),
-				       "range beyond the user address space"),
-	      "text up to 2^63: %s", err_str(ret));
-	ret = setup(&sec, buf, len, a, top + t, top + t + 0x10);
-	CHECK(ret == -EINVAL, "text above 2^63: %s", err_str(ret));
-	ret = setup(&sec, buf, len, top - len, t, t + 0x10);
-	CHECK(ret == -EINVAL && str_eq(test_last_reject(),
-				       "range beyond the user address space"),
-	      "section up to 2^63: %s", err_str(ret));
-	/* The last byte below 2^63 */
-	sfw_put(buf + fde.off, top - 0x11 - (top - 1 - len) - fde.off, 8);
-	if (setup_ok(&sec, buf, len, top - 1 - len, top - 0x11, top - 1,
-		     "address limit"))
-		expect_both(&sec, top - 2, x86_rule(false, 8, false, 0),
-			    "just below 2^63");
-}
-
-/* Header checks (the corpus test covers them systematically) */
-static void test_header(void)
-{
-	const unsigned long a = 0x10000UL, t = 0x20000UL;
-	struct sframe_section sec;
-	struct sfw_fre fre;
-	struct sfw_fde fde;
-	struct sfw_sec s;
-	size_t len;
-	int ret;
-
-	sfw_sec_init(&s, 3, SFW_ABI_AARCH64_LE, a, &fde, 1);
-	sfw_fde_init(&fde, t, 0x10, &fre, 1);
-	fre = sfw_fre(0, false, 1, 0);
-	len = sfw_write(&s, buf, sizeof(buf));
+	len = one_fde_v3(&s, SFW_ABI_AARCH64_LE, a, &fde, t, &fre, 0);
 
 	ret = setup(&sec, buf, len, a, t, t);
 	CHECK(ret == -EINVAL, "empty text: %s", err_str(ret));
@@ -1224,6 +1190,38 @@ static void test_header(void)
 	CHECK(ret == -ENOEXEC && !strcmp(test_last_reject(),
 					 "FDEs not flagged as sorted"),
 	      "unsorted: %s", err_str(ret));
+
+	/*
+	 * Function starts are added modulo 2^64: an offset that wraps must
+	 * not land in the text.  The ranges end below 2^63, as user
+	 * addresses do.
+	 */
+	len = one_fde_v3(&s, SFW_ABI_AMD64_LE, a, &fde, t, &fre, 8);
+	if (setup_ok(&sec, buf, len, a, t, t + 0x10, "address limit")) {
+		/* The start is t - 2^63, outside the text, not t + 2^63 */
+		sfw_put(buf + fde.off, t - fde.off - a + top, 8);
+		expect_err(&sec, t, true, -EBADMSG,
+			   "FDE outside the text range", "wrapping start");
+		sfw_put(buf + fde.off, t - fde.off - a, 8);
+		expect_both(&sec, t, x86_rule(false, 8, false, 0),
+			    "address limit");
+	}
+	ret = setup(&sec, buf, len, a, t, top);
+	CHECK(ret == -EINVAL && str_eq(test_last_reject(),
+				       "range beyond the user address space"),
+	      "text up to 2^63: %s", err_str(ret));
+	ret = setup(&sec, buf, len, a, top + t, top + t + 0x10);
+	CHECK(ret == -EINVAL, "text above 2^63: %s", err_str(ret));
+	ret = setup(&sec, buf, len, top - len, t, t + 0x10);
+	CHECK(ret == -EINVAL && str_eq(test_last_reject(),
+				       "range beyond the user address space"),
+	      "section up to 2^63: %s", err_str(ret));
+	/* The last byte below 2^63 */
+	sfw_put(buf + fde.off, top - 0x11 - (top - 1 - len) - fde.off, 8);
+	if (setup_ok(&sec, buf, len, top - 1 - len, top - 0x11, top - 1,
+		     "address limit"))
+		expect_both(&sec, top - 2, x86_rule(false, 8, false, 0),
+			    "just below 2^63");
 }
 
 int main(int argc, char **argv)
@@ -1246,7 +1244,6 @@ int main(int argc, char **argv)
 	test_random_fdes();
 	test_faults();
 	test_fre_readahead();
-	test_address_limit();
 	test_changes();
 	test_header();
 	return finish("unit");
