@@ -22,6 +22,11 @@ msg()  { printf '==> %s\n' "$*" >&2; }
 warn() { printf 'warning: %s\n' "$*" >&2; }
 die()  { printf 'error: %s\n' "$*" >&2; exit 1; }
 
+# print_help: a script's --help, its header comment up to "set -euo".
+print_help() {
+	sed -n '3,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+}
+
 need_root() {
 	[ "$(id -u)" = 0 ] || die "$1 needs root (debootstrap, chroot and mounts)"
 }
