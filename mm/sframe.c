@@ -14,8 +14,9 @@
  * codectl(2) and by the munmap, mremap and mprotect hooks, the copy at fork
  * and the teardown at exit -- hold mmap_lock for writing.  That orders them
  * against each other and against the VMA changes they follow, and it
- * protects mm->sframe_count.  The tree's own spinlock, taken by the mtree_*
- * calls, only serializes the tree's internals.
+ * protects mm->sframe_count and mm->sframe_reach.  The tree's own
+ * spinlock, taken by the mtree_* calls, only serializes the tree's
+ * internals.
  *
  * Readers are the unwinder, which runs in task_work of current (faultable,
  * on the way back to user space), and /proc/<pid>/sframe.  The unwinder
@@ -90,6 +91,14 @@ void sframe_init_mm(struct mm_struct *mm)
 {
 	mt_init_flags(&mm->sframe_mt, MT_FLAGS_USE_RCU);
 	mm->sframe_count = 0;
+	mm->sframe_reach = 0;
+}
+
+/* The span from the lowest to the highest byte of an entry's two ranges */
+static unsigned long sframe_entry_reach(const struct sframe_entry *e)
+{
+	return max(e->sec.text_end, e->sec.sframe_end) -
+	       min(e->sec.text_start, e->sec.sframe_start);
 }
 
 static int sframe_insert(struct mm_struct *mm, struct sframe_entry *e)
@@ -103,6 +112,7 @@ static int sframe_insert(struct mm_struct *mm, struct sframe_entry *e)
 	if (ret)
 		return ret;
 	mm->sframe_count++;
+	mm->sframe_reach = max(mm->sframe_reach, sframe_entry_reach(e));
 	return 0;
 }
 
@@ -208,7 +218,9 @@ int sframe_add_section(struct mm_struct *mm, unsigned long sframe_start,
 static void sframe_erase(struct mm_struct *mm, struct sframe_entry *e)
 {
 	mtree_erase(&mm->sframe_mt, e->sec.text_start);
-	mm->sframe_count--;
+	/* The reach only grows, but an empty registry starts over. */
+	if (!--mm->sframe_count)
+		mm->sframe_reach = 0;
 	sframe_entry_free(e);
 }
 
@@ -254,19 +266,28 @@ static bool ranges_overlap(unsigned long a_start, unsigned long a_end,
  * A registration whose text -- or, unless @text_only, whose .sframe --
  * intersects the range describes memory that is no longer what was
  * registered, so it goes.
+ *
+ * Only the entries whose text lies within mm->sframe_reach of the range
+ * are looked at: the tree finds them by text range, and a .sframe range
+ * that intersects the range belongs to such an entry.  For objects mapped
+ * whole, the reach is the size of the largest one; an entry whose .sframe
+ * lies far from its text (codectl allows it) widens it, at worst to all
+ * entries, SFRAME_MAX_SECTIONS at most.
  */
 void sframe_unmap_range(struct mm_struct *mm, unsigned long start,
 			unsigned long end, bool text_only)
 {
+	unsigned long reach = text_only ? 0 : mm->sframe_reach;
+	unsigned long index, last;
 	struct sframe_entry *e;
-	unsigned long index = 0;
 
 	if (likely(mtree_empty(&mm->sframe_mt)) || start >= end)
 		return;
 	mmap_assert_write_locked(mm);
 
-	/* The count is bounded by SFRAME_MAX_SECTIONS. */
-	mt_for_each(&mm->sframe_mt, e, index, ULONG_MAX) {
+	index = start > reach ? start - reach : 0;
+	last = end - 1 < ULONG_MAX - reach ? end - 1 + reach : ULONG_MAX;
+	mt_for_each(&mm->sframe_mt, e, index, last) {
 		if (ranges_overlap(start, end, e->sec.text_start,
 				   e->sec.text_end) ||
 		    (!text_only &&

@@ -1310,12 +1310,11 @@ static bool listed(unsigned long text_start)
 	return n == 1;
 }
 
-static bool lt_register(struct fx *fx, struct scratch *s, long pages)
+/* Register the scratch @s, and see it listed. */
+static bool lt_register_scratch(struct scratch *s)
 {
 	int ret;
 
-	if (!scratch_get(fx, s, pages))
-		return false;
 	s->arg.pathname = (unsigned long)"/lifetime/test";
 	ret = ct_register(&s->arg);
 	if (ret) {
@@ -1327,6 +1326,11 @@ static bool lt_register(struct fx *fx, struct scratch *s, long pages)
 		return false;
 	}
 	return true;
+}
+
+static bool lt_register(struct fx *fx, struct scratch *s, long pages)
+{
+	return scratch_get(fx, s, pages) && lt_register_scratch(s);
 }
 
 /* Gone from /proc/self/sframe, and unregister says so. */
@@ -1372,6 +1376,70 @@ static bool lt_munmap_sframe(struct fx *fx)
 		s.sf = NULL;
 		ok = gone(s.arg.text_start, "munmap of the .sframe copy");
 	}
+	scratch_put(fx, &s);
+	return ok;
+}
+
+/* @len bytes of address space, 1 to 8 GiB away from @near; NULL if none */
+static void *reserve_far(void *near, size_t len)
+{
+	const unsigned long gib = 1UL << 30, base = (unsigned long)near;
+	unsigned long at;
+	void *p;
+	int i;
+
+	for (i = 1; i <= 16; i++) {
+		at = i & 1 ? base - (i + 1) / 2 * gib : base + i / 2 * gib;
+		p = mmap((void *)at, len, PROT_NONE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+			 -1, 0);
+		if (p == (void *)at)
+			return p;
+		if (p != MAP_FAILED)
+			munmap(p, len);
+	}
+	ksft_print_msg("no room 1 to 8 GiB away from %p\n", near);
+	return NULL;
+}
+
+/*
+ * A .sframe far from its text (codectl allows it): the munmap hook, which
+ * only looks as far from the range as a text and its .sframe lie apart,
+ * still finds it, and drops only that registration.
+ */
+static bool lt_munmap_far_sframe(struct fx *fx)
+{
+	size_t len = copy_pages(fx) * fx->page;
+	struct scratch near = { 0 }, s = { 0 };
+	bool ok = false;
+	void *far;
+
+	if (!lt_register(fx, &near, 1) || !scratch_get(fx, &s, 1))
+		goto out;
+	far = reserve_far(s.text, len);
+	if (!far)
+		goto out;
+	if (mremap(s.sf, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, far) ==
+	    MAP_FAILED) {
+		ksft_print_msg("mremap of the .sframe copy: %s\n",
+			       strerror(errno));
+		munmap(far, len);
+		goto out;
+	}
+	s.sf = far;
+	s.arg = reg_arg(fx, s.text, 1, s.sf);
+	if (!lt_register_scratch(&s))
+		goto out;
+	sframe_free(fx, s.sf);
+	s.sf = NULL;
+	ok = gone(s.arg.text_start, "munmap of a .sframe copy 1 GiB away");
+	if (!listed(near.arg.text_start)) {
+		ksft_print_msg("munmap of a far .sframe removed another registration\n");
+		ok = false;
+	}
+out:
+	ct_unregister(near.arg.text_start);
+	scratch_put(fx, &near);
 	scratch_put(fx, &s);
 	return ok;
 }
@@ -1615,6 +1683,8 @@ static bool lt_exec(struct fx *fx)
 static const struct check ltcases[] = {
 	{ "lifetime: munmap of a page of the text removes it", lt_munmap_text },
 	{ "lifetime: munmap of the .sframe removes it", lt_munmap_sframe },
+	{ "lifetime: munmap of a .sframe far from its text removes it",
+	  lt_munmap_far_sframe },
 	{ "lifetime: munmap of another mapping keeps it", lt_munmap_other },
 	{ "lifetime: mremap of the text removes it", lt_mremap },
 	{ "lifetime: mmap(MAP_FIXED) over the text removes it", lt_map_fixed },
