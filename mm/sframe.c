@@ -37,7 +37,6 @@
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
 #include <linux/printk.h>
-#include <linux/ptrace.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/sched.h>
@@ -449,37 +448,28 @@ static void sframe_show_entry(struct seq_file *m, struct mm_struct *mm,
 }
 
 /**
- * proc_pid_sframe - show the SFrame registrations of a process
+ * sframe_proc_show - show the SFrame registrations of an address space
  * @m:		the seq_file of /proc/<pid>/sframe
- * @ns:		the reader's pid namespace
- * @pid:	the process's pid
- * @task:	the process
+ * @mm:		the address space; the caller holds a reference to its users
  *
  * One line per registration: text range, section range, SFrame version,
  * who registered it (exec or codectl), whether the unwinder still uses it
  * ("ok") or found it corrupt ("bad"), the build ID if known, and the
- * object's path.  Readable by whoever may read /proc/<pid>/maps.
+ * object's path.  Access was checked when the file was opened, as for
+ * /proc/<pid>/maps.
  *
- * Return: 0 or a negative errno.
+ * Return: 0, or -EINTR when killed while waiting for mmap_lock.
  */
-int proc_pid_sframe(struct seq_file *m, struct pid_namespace *ns,
-		    struct pid *pid, struct task_struct *task)
+int sframe_proc_show(struct seq_file *m, struct mm_struct *mm)
 {
-	struct mm_struct *mm;
 	struct sframe_entry *e;
 	unsigned long index = 0;
 
-	mm = mm_access(task, PTRACE_MODE_READ_FSCREDS);
-	if (IS_ERR_OR_NULL(mm))
-		return mm ? PTR_ERR(mm) : 0;
-	if (mmap_read_lock_killable(mm)) {
-		mmput(mm);
+	if (mmap_read_lock_killable(mm))
 		return -EINTR;
-	}
 	mt_for_each(&mm->sframe_mt, e, index, ULONG_MAX)
 		sframe_show_entry(m, mm, e);
 	mmap_read_unlock(mm);
-	mmput(mm);
 	return 0;
 }
 #endif /* CONFIG_PROC_FS */

@@ -106,10 +106,7 @@ int sframe_find_rule(const struct sframe_section *sec, unsigned long ip,
  */
 
 struct mm_struct;
-struct pid;
-struct pid_namespace;
 struct seq_file;
-struct task_struct;
 
 /* How many sections one mm may register: bounds memory and munmap work. */
 #define SFRAME_MAX_SECTIONS	1024
@@ -157,8 +154,7 @@ int sframe_remove_section(struct mm_struct *mm, unsigned long text_start);
 void sframe_objinfo_put(struct sframe_objinfo *info);
 int sframe_find(unsigned long ip, bool topmost, struct sframe_rule *rule);
 bool current_has_sframe(void);
-int proc_pid_sframe(struct seq_file *m, struct pid_namespace *ns,
-		    struct pid *pid, struct task_struct *task);
+int sframe_proc_show(struct seq_file *m, struct mm_struct *mm);
 
 #else /* !CONFIG_UNWIND_USER_SFRAME */
 

@@ -1680,6 +1680,64 @@ static bool lt_exec(struct fx *fx)
 	return ok;
 }
 
+/* Why the child of lt_proc_access() failed, by its exit status */
+static const char * const proc_access_fail[] = {
+	[1] = "root could not open /proc/1/sframe",
+	[2] = "could not drop to uid and gid 65534",
+	[3] = "the file opened as root was not readable after the drop",
+	[4] = "uid 65534 could open /proc/1/sframe",
+	[5] = "uid 65534 opening /proc/1/sframe failed, but not with EACCES",
+};
+
+/*
+ * /proc/<pid>/sframe checks access at open, with the opener's credentials,
+ * as /proc/<pid>/maps does: a file opened with the right to read it stays
+ * readable, and one who may not read it cannot even open it (a check at
+ * read time would let a privileged reader of an unprivileged opener's file
+ * leak the layout of any process).  Needs root, to change uid.
+ */
+static bool lt_proc_access(struct fx *fx)
+{
+	char buf[256];
+	int status, fd;
+	pid_t pid;
+
+	(void)fx;
+	if (geteuid()) {
+		ksft_print_msg("needs root, to open /proc/1/sframe and drop to another uid\n");
+		return false;
+	}
+	pid = fork();
+	if (pid < 0)
+		return false;
+	if (!pid) {
+		fd = open("/proc/1/sframe", O_RDONLY);
+		if (fd < 0)
+			_exit(1);
+		if (setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(2);
+		if (read(fd, buf, sizeof(buf)) < 0)
+			_exit(3);
+		close(fd);
+		fd = open("/proc/1/sframe", O_RDONLY);
+		if (fd >= 0)
+			_exit(4);
+		_exit(errno == EACCES ? 0 : 5);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) {
+		ksft_print_msg("the child did not exit\n");
+		return false;
+	}
+	status = WEXITSTATUS(status);
+	if (status) {
+		ksft_print_msg("%s\n", status < (int)ARRAY_SIZE(proc_access_fail) ?
+			       proc_access_fail[status] : "unknown failure");
+		return false;
+	}
+	return true;
+}
+
 static const struct check ltcases[] = {
 	{ "lifetime: munmap of a page of the text removes it", lt_munmap_text },
 	{ "lifetime: munmap of the .sframe removes it", lt_munmap_sframe },
@@ -1693,6 +1751,8 @@ static const struct check ltcases[] = {
 	{ "lifetime: fork does not copy it for text the child does not get", lt_dontfork },
 	{ "lifetime: a registration made at exec can be unregistered", lt_unreg_exec },
 	{ "lifetime: exec clears it", lt_exec },
+	{ "/proc/<pid>/sframe: access is checked at open, as for maps",
+	  lt_proc_access },
 };
 
 /* After exec: how many registrations by codectl are there? */
