@@ -517,6 +517,42 @@ static __always_inline int sframe_check_block(const struct sframe_section *sec,
 	return i < count ? -ENOENT : 1;
 }
 
+/* Read the @count entries from index @first, and check them against @b */
+static __always_inline int sframe_probe(const struct sframe_section *sec,
+					u8 *buf, bool v2, u32 first, u32 count,
+					unsigned long ip, struct sframe_bounds *b,
+					struct sframe_fde *fde)
+{
+	unsigned int esize = v2 ? sizeof(struct sframe_fde_v2) :
+				  sizeof(struct sframe_fde_v3);
+	unsigned long addr = sec->fdes_start + (unsigned long)first * esize;
+	int ret;
+
+	ret = sframe_read(sec, buf, addr, count * esize);
+	if (ret)
+		return ret;
+	return sframe_check_block(sec, buf, v2, addr, first, count, ip, b, fde);
+}
+
+/*
+ * Where a step probes: the interpolated guess, or the middle after two
+ * steps in a row that did not halve the range.
+ */
+static __always_inline u32 sframe_pick(unsigned long ip,
+				       const struct sframe_bounds *b,
+				       unsigned int slow)
+{
+	return slow < 2 ? sframe_guess(ip, b) : b->lo + (b->hi - b->lo) / 2;
+}
+
+/* Count the steps in a row that left more than half of the range @n */
+static __always_inline unsigned int sframe_slow(unsigned int slow,
+						const struct sframe_bounds *b,
+						u32 n)
+{
+	return slow < 2 && b->hi - b->lo > n / 2 ? slow + 1 : 0;
+}
+
 /*
  * Find the FDE that covers @ip.  Each step probes around an interpolated
  * guess, or bisects after two steps that did not halve the range, so that
@@ -534,62 +570,39 @@ static __always_inline int sframe_search(const struct sframe_section *sec,
 		.lo_start = sec->text_start,
 		.hi_start = sec->text_end,
 	};
-	unsigned int esize = v2 ? sizeof(struct sframe_fde_v2) :
-				  sizeof(struct sframe_fde_v3);
-	u32 grid = U32_MAX, first, count;
+	u32 grid = U32_MAX, first, n;
 	unsigned int slow = 0;
-	unsigned long addr;
 	int ret;
 
 	if (sec->num_fdes >= SFRAME_GRID_MIN_FDES)
 		grid = BIT(fls(sec->num_fdes) - SFRAME_GRID_BITS);
 
-	/* n > grid puts the grid entry below before hi */
-	while (b.hi - b.lo > grid) {
-		u32 n = b.hi - b.lo;
-
-		/* The grid entry that starts the guess's step, or the next */
-		first = slow < 2 ? sframe_guess(ip, &b) : b.lo + n / 2;
-		first = round_down(first, grid);
+	/* The grid entry that starts the guess's step, or the next one */
+	while ((n = b.hi - b.lo) > grid) {
+		first = round_down(sframe_pick(ip, &b, slow), grid);
 		if (first < b.lo)
-			first += grid;
-		addr = sec->fdes_start + (unsigned long)first * esize;
-		ret = sframe_read(sec, buf, addr, esize);
-		if (ret)
-			return ret;
-		ret = sframe_check_block(sec, buf, v2, addr, first, 1, ip, &b,
-					 fde);
+			first += grid;	/* before hi, as n > grid */
+		ret = sframe_probe(sec, buf, v2, first, 1, ip, &b, fde);
 		if (ret <= 0)
 			return ret;
-		slow = slow < 2 && b.hi - b.lo > n / 2 ? slow + 1 : 0;
+		slow = sframe_slow(slow, &b, n);
 	}
-	while (b.hi - b.lo > SFRAME_FDE_BLOCK) {
-		u32 n = b.hi - b.lo;
-
-		/* The block around the guess, inside [lo, hi) */
-		first = slow < 2 ? sframe_guess(ip, &b) : b.lo + n / 2;
-		first = clamp(first, b.lo + SFRAME_FDE_BLOCK / 2,
+	/* The block around the guess, inside [lo, hi) */
+	while ((n = b.hi - b.lo) > SFRAME_FDE_BLOCK) {
+		first = clamp(sframe_pick(ip, &b, slow),
+			      b.lo + SFRAME_FDE_BLOCK / 2,
 			      b.hi - SFRAME_FDE_BLOCK / 2) - SFRAME_FDE_BLOCK / 2;
-		addr = sec->fdes_start + (unsigned long)first * esize;
-		ret = sframe_read(sec, buf, addr, SFRAME_FDE_BLOCK * esize);
-		if (ret)
-			return ret;
-		ret = sframe_check_block(sec, buf, v2, addr, first,
-					 SFRAME_FDE_BLOCK, ip, &b, fde);
+		ret = sframe_probe(sec, buf, v2, first, SFRAME_FDE_BLOCK, ip,
+				   &b, fde);
 		if (ret <= 0)
 			return ret;
-		slow = slow < 2 && b.hi - b.lo > n / 2 ? slow + 1 : 0;
+		slow = sframe_slow(slow, &b, n);
 	}
 	if (b.lo == b.hi)
 		return -ENOENT;
 
 	/* The last few entries */
-	addr = sec->fdes_start + (unsigned long)b.lo * esize;
-	count = b.hi - b.lo;
-	ret = sframe_read(sec, buf, addr, count * esize);
-	if (ret)
-		return ret;
-	ret = sframe_check_block(sec, buf, v2, addr, b.lo, count, ip, &b, fde);
+	ret = sframe_probe(sec, buf, v2, b.lo, b.hi - b.lo, ip, &b, fde);
 	return ret > 0 ? -ENOENT : ret;
 }
 
@@ -623,15 +636,15 @@ static noinline int sframe_bad_fre_start(unsigned long start,
 }
 
 /*
- * Scan the FREs of @fde from @addr, which is at offset @pos in the
- * read-ahead buffer, for the last one that starts at or before @pc, and
- * decode it.  Inlined once per FRE start size.
+ * Scan the FREs of @fde from @addr, at or past the start of the read-ahead
+ * buffer, for the last one that starts at or before @pc, and decode it.
+ * Inlined once per FRE start size.
  */
 static __always_inline int sframe_scan(const struct sframe_section *sec,
 				       struct sframe_reader *r,
 				       const struct sframe_fde *fde,
-				       unsigned long addr, unsigned long pos,
-				       unsigned long pc, unsigned int addr_size,
+				       unsigned long addr, unsigned long pc,
+				       unsigned int addr_size,
 				       struct sframe_fre *fre)
 {
 	unsigned long match = 0, size, prev = 0;
@@ -644,14 +657,13 @@ static __always_inline int sframe_scan(const struct sframe_section *sec,
 		unsigned long start;
 		u8 info;
 
-		/* pos is past the bytes read so far by at most one FRE */
-		if (pos + addr_size + 1 > r->len) {
+		/* addr is past the bytes read so far by at most one FRE */
+		if (addr - r->base + addr_size + 1 > r->len) {
 			ret = sframe_refill(sec, r, addr, addr_size + 1);
 			if (ret)
 				return ret;
-			pos = 0;
 		}
-		p = r->buf + pos;
+		p = r->buf + (addr - r->base);
 		start = sframe_get_le(p, addr_size);
 		info = p[addr_size];
 
@@ -674,7 +686,6 @@ static __always_inline int sframe_scan(const struct sframe_section *sec,
 		match = addr;
 		fre->info = info;
 		addr += size;
-		pos += size;
 	}
 	/* FRE n is the first past pc: FRE n - 1, if any, is the match. */
 	if (!n)
@@ -704,7 +715,7 @@ static int sframe_find_fre(const struct sframe_section *sec,
 			   struct sframe_fre *fre)
 {
 	struct sframe_reader r;
-	unsigned long addr, pc, pos = 0;
+	unsigned long addr, pc;
 	int ret;
 
 	/* addr is below 2^63 + 2^32: no overflow */
@@ -723,10 +734,9 @@ static int sframe_find_fre(const struct sframe_section *sec,
 		fde->info2 = attr->info2;
 		fde->rep_size = attr->rep_size;
 		addr += sizeof(*attr);
-		pos = sizeof(*attr);
 	} else {
-		/* Nothing read ahead yet */
-		r.base = 0;
+		/* Nothing read ahead yet: the scan's first FRE refills. */
+		r.base = addr;
 		r.len = 0;
 	}
 	/*
@@ -757,11 +767,11 @@ static int sframe_find_fre(const struct sframe_section *sec,
 
 	switch (fde->info & SFRAME_FDE_INFO_FRE_TYPE) {
 	case SFRAME_FRE_TYPE_ADDR1:
-		return sframe_scan(sec, &r, fde, addr, pos, pc, 1, fre);
+		return sframe_scan(sec, &r, fde, addr, pc, 1, fre);
 	case SFRAME_FRE_TYPE_ADDR2:
-		return sframe_scan(sec, &r, fde, addr, pos, pc, 2, fre);
+		return sframe_scan(sec, &r, fde, addr, pc, 2, fre);
 	default:
-		return sframe_scan(sec, &r, fde, addr, pos, pc, 4, fre);
+		return sframe_scan(sec, &r, fde, addr, pc, 4, fre);
 	}
 }
 
