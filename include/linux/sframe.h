@@ -94,11 +94,23 @@ struct sframe_rule {
 	u32			flags;
 };
 
+/*
+ * The work one stack walk may make the decoder do, in FDEs and FREs read:
+ * the budget that the lookups of a walk share (see sframe_find_rule()).  A
+ * lookup in the 9,400 functions of perf built by gcc -O2 reads 40 of them
+ * on average and 166 at most, so a walk of the deferred unwinder's 510
+ * frames takes about 21,000, a twelfth of the budget.  A hostile section
+ * can make one lookup read the 65,535 FREs of a function, and a few
+ * hundred FDEs in its search: the budget bounds a walk to the work of four
+ * such lookups, where 510 of them would scan 3 * 10^7 FREs.
+ */
+#define SFRAME_WALK_BUDGET	(4U * 65536)
+
 int sframe_section_init(struct sframe_section *sec,
 			unsigned long sframe_start, unsigned long sframe_end,
 			unsigned long text_start, unsigned long text_end);
 int sframe_find_rule(const struct sframe_section *sec, unsigned long ip,
-		     bool topmost, struct sframe_rule *rule);
+		     bool topmost, struct sframe_rule *rule, u32 *budget);
 
 /*
  * The per-mm registry (mm/sframe.c): the sections the unwinder uses, filled

@@ -437,6 +437,27 @@ static __always_inline u32 sframe_guess(unsigned long ip,
 				 (span >> shift) + 1);
 }
 
+/* The lookup would exceed the walk's budget (see sframe_charge()) */
+static noinline int sframe_over_budget(void)
+{
+	sframe_reject("work budget of the walk exhausted");
+	return -E2BIG;
+}
+
+/*
+ * Take @units of work from the walk's budget.  A lookup that would need more
+ * empties it, so that the next lookups of the walk fail before any read.
+ */
+static __always_inline int sframe_charge(u32 *budget, u32 units)
+{
+	if (unlikely(units > *budget)) {
+		*budget = 0;
+		return sframe_over_budget();
+	}
+	*budget -= units;
+	return 0;
+}
+
 /* Why an FDE that failed the quick check of sframe_check_block() is bad */
 static noinline int sframe_bad_fde(const struct sframe_section *sec,
 				   unsigned long start, u32 size)
@@ -517,17 +538,23 @@ static __always_inline int sframe_check_block(const struct sframe_section *sec,
 	return i < count ? -ENOENT : 1;
 }
 
-/* Read the @count entries from index @first, and check them against @b */
+/*
+ * Read the @count entries from index @first, charged to the walk's
+ * *@budget, and check them against @b
+ */
 static __always_inline int sframe_probe(const struct sframe_section *sec,
 					u8 *buf, bool v2, u32 first, u32 count,
 					unsigned long ip, struct sframe_bounds *b,
-					struct sframe_fde *fde)
+					struct sframe_fde *fde, u32 *budget)
 {
 	unsigned int esize = v2 ? sizeof(struct sframe_fde_v2) :
 				  sizeof(struct sframe_fde_v3);
 	unsigned long addr = sec->fdes_start + (unsigned long)first * esize;
 	int ret;
 
+	ret = sframe_charge(budget, count);
+	if (ret)
+		return ret;
 	ret = sframe_read(sec, buf, addr, count * esize);
 	if (ret)
 		return ret;
@@ -562,7 +589,7 @@ static __always_inline unsigned int sframe_slow(unsigned int slow,
  */
 static __always_inline int sframe_search(const struct sframe_section *sec,
 					 unsigned long ip, bool v2,
-					 struct sframe_fde *fde)
+					 struct sframe_fde *fde, u32 *budget)
 {
 	u8 buf[SFRAME_FDE_BLOCK * sizeof(struct sframe_fde_v2)];
 	struct sframe_bounds b = {
@@ -582,7 +609,7 @@ static __always_inline int sframe_search(const struct sframe_section *sec,
 		first = round_down(sframe_pick(ip, &b, slow), grid);
 		if (first < b.lo)
 			first += grid;	/* before hi, as n > grid */
-		ret = sframe_probe(sec, buf, v2, first, 1, ip, &b, fde);
+		ret = sframe_probe(sec, buf, v2, first, 1, ip, &b, fde, budget);
 		if (ret <= 0)
 			return ret;
 		slow = sframe_slow(slow, &b, n);
@@ -593,7 +620,7 @@ static __always_inline int sframe_search(const struct sframe_section *sec,
 			      b.lo + SFRAME_FDE_BLOCK / 2,
 			      b.hi - SFRAME_FDE_BLOCK / 2) - SFRAME_FDE_BLOCK / 2;
 		ret = sframe_probe(sec, buf, v2, first, SFRAME_FDE_BLOCK, ip,
-				   &b, fde);
+				   &b, fde, budget);
 		if (ret <= 0)
 			return ret;
 		slow = sframe_slow(slow, &b, n);
@@ -602,16 +629,17 @@ static __always_inline int sframe_search(const struct sframe_section *sec,
 		return -ENOENT;
 
 	/* The last few entries */
-	ret = sframe_probe(sec, buf, v2, b.lo, b.hi - b.lo, ip, &b, fde);
+	ret = sframe_probe(sec, buf, v2, b.lo, b.hi - b.lo, ip, &b, fde,
+			   budget);
 	return ret > 0 ? -ENOENT : ret;
 }
 
 static int sframe_find_fde(const struct sframe_section *sec, unsigned long ip,
-			   struct sframe_fde *fde)
+			   struct sframe_fde *fde, u32 *budget)
 {
 	if (sec->version == SFRAME_VERSION_2)
-		return sframe_search(sec, ip, true, fde);
-	return sframe_search(sec, ip, false, fde);
+		return sframe_search(sec, ip, true, fde, budget);
+	return sframe_search(sec, ip, false, fde, budget);
 }
 
 /* An unsigned little-endian FRE field of @size (1, 2 or 4) bytes */
@@ -638,14 +666,15 @@ static noinline int sframe_bad_fre_start(unsigned long start,
 /*
  * Scan the FREs of @fde from @addr, at or past the start of the read-ahead
  * buffer, for the last one that starts at or before @pc, and decode it.
- * Inlined once per FRE start size.
+ * Each FRE read is charged to the walk's *@budget.  Inlined once per FRE
+ * start size.
  */
 static __always_inline int sframe_scan(const struct sframe_section *sec,
 				       struct sframe_reader *r,
 				       const struct sframe_fde *fde,
 				       unsigned long addr, unsigned long pc,
 				       unsigned int addr_size,
-				       struct sframe_fre *fre)
+				       struct sframe_fre *fre, u32 *budget)
 {
 	unsigned long match = 0, size, prev = 0;
 	unsigned int word_size, i;
@@ -657,6 +686,9 @@ static __always_inline int sframe_scan(const struct sframe_section *sec,
 		unsigned long start;
 		u8 info;
 
+		ret = sframe_charge(budget, 1);
+		if (ret)
+			return ret;
 		/* addr is past the bytes read so far by at most one FRE */
 		if (addr - r->base + addr_size + 1 > r->len) {
 			ret = sframe_refill(sec, r, addr, addr_size + 1);
@@ -707,12 +739,13 @@ static __always_inline int sframe_scan(const struct sframe_section *sec,
 
 /*
  * Find the FRE of @fde that covers @ip: the last one that starts at or
- * before it.  FREs are scanned in order, bounded by the FDE's count and by
- * the end of the FRE sub-section, and stop at the first one past @ip.
+ * before it.  FREs are scanned in order, bounded by the FDE's count, the
+ * end of the FRE sub-section and the walk's *@budget, and stop at the first
+ * one past @ip.
  */
 static int sframe_find_fre(const struct sframe_section *sec,
 			   struct sframe_fde *fde, unsigned long ip,
-			   struct sframe_fre *fre)
+			   struct sframe_fre *fre, u32 *budget)
 {
 	struct sframe_reader r;
 	unsigned long addr, pc;
@@ -767,11 +800,11 @@ static int sframe_find_fre(const struct sframe_section *sec,
 
 	switch (fde->info & SFRAME_FDE_INFO_FRE_TYPE) {
 	case SFRAME_FRE_TYPE_ADDR1:
-		return sframe_scan(sec, &r, fde, addr, pc, 1, fre);
+		return sframe_scan(sec, &r, fde, addr, pc, 1, fre, budget);
 	case SFRAME_FRE_TYPE_ADDR2:
-		return sframe_scan(sec, &r, fde, addr, pc, 2, fre);
+		return sframe_scan(sec, &r, fde, addr, pc, 2, fre, budget);
 	default:
-		return sframe_scan(sec, &r, fde, addr, pc, 4, fre);
+		return sframe_scan(sec, &r, fde, addr, pc, 4, fre, budget);
 	}
 }
 
@@ -962,30 +995,37 @@ static bool sframe_loc_unwindable(const struct sframe_abi *abi,
  *		return address minus one
  * @topmost:	the frame is the topmost one, whose registers are all known
  * @rule:	filled with the rule on success
+ * @budget:	the work the walk may still make the decoder do, in FDEs and
+ *		FREs read; the lookup takes what it reads from it
  *
- * A search over the FDEs and a scan of one function's FREs; each
- * value read is checked as it is read.  For a frame that is not the topmost
- * one, only rules based on the stack and frame pointers are returned.
- * Context: may fault (reads user memory).
+ * A search over the FDEs and a scan of one function's FREs; each value read
+ * is checked as it is read.  For a frame that is not the topmost one, only
+ * rules based on the stack and frame pointers are returned.  The lookups of
+ * one walk share a budget, started at SFRAME_WALK_BUDGET, which bounds the
+ * work of the walk whatever the sections hold.  Context: may fault (reads
+ * user memory).
  *
  * Return: 0 if a rule was found; -ENOENT if nothing covers @ip; -EFAULT if
  * reading the section faulted; -EBADMSG if the section is corrupt;
- * -EOPNOTSUPP for a valid rule that the decoder refuses to apply here.
+ * -EOPNOTSUPP for a valid rule that the decoder refuses to apply here;
+ * -E2BIG if the lookup would need more than *@budget, which it then sets
+ * to 0, so that the next lookups of the walk fail at once.
  */
 int sframe_find_rule(const struct sframe_section *sec, unsigned long ip,
-		     bool topmost, struct sframe_rule *rule)
+		     bool topmost, struct sframe_rule *rule, u32 *budget)
 {
 	const struct sframe_abi *abi;
 	struct sframe_fde fde = { };
 	struct sframe_fre fre;
+	u32 left = *budget;	/* a local, which the copies cannot alias */
 	int ret;
 
 	if (ip < sec->text_start || ip >= sec->text_end)
 		return -ENOENT;
-	ret = sframe_find_fde(sec, ip, &fde);
-	if (ret)
-		return ret;
-	ret = sframe_find_fre(sec, &fde, ip, &fre);
+	ret = sframe_find_fde(sec, ip, &fde, &left);
+	if (!ret)
+		ret = sframe_find_fre(sec, &fde, ip, &fre, &left);
+	*budget = left;
 	if (ret)
 		return ret;
 

@@ -81,6 +81,8 @@ const char *err_str(int err)
 		return "-ENOEXEC";
 	case -EINVAL:
 		return "-EINVAL";
+	case -E2BIG:
+		return "-E2BIG";
 	}
 	snprintf(buf, sizeof(buf), "%d", err);
 	return buf;
@@ -91,6 +93,7 @@ int setup(struct sframe_section *sec, const void *buf, size_t len,
 	  unsigned long text_end)
 {
 	test_mem_reset();
+	lookup_rejects = 0;
 	if (len && test_mem_map(addr, buf, len)) {
 		printf("# %s: cannot map %zu bytes at %#lx\n", __func__, len,
 		       addr);
@@ -108,17 +111,58 @@ bool str_eq(const char *a, const char *b)
 	return !strcmp(a, b);
 }
 
+uint32_t last_cost;
+unsigned long last_reads, lookup_rejects;
+
+int lookup(const struct sframe_section *sec, unsigned long ip, bool topmost,
+	   struct sframe_rule *rule, const char **why, uint32_t *cost,
+	   const char *what)
+{
+	unsigned long reads = test_mem_reads(), rejects = test_reject_count();
+	uint32_t budget = PLENTY;
+	struct sframe_rule again;
+	int ret, ret2;
+
+	test_reject_clear();
+	ret = sframe_find_rule(sec, ip, topmost, rule, &budget);
+	*why = test_last_reject();
+	*cost = PLENTY - budget;
+	last_cost = *cost;
+	last_reads = test_mem_reads() - reads;
+	lookup_rejects += test_reject_count() - rejects;
+
+	budget = *cost;
+	memset(&again, 0x5a, sizeof(again));
+	ret2 = sframe_find_rule(sec, ip, topmost, &again, &budget);
+	CHECK(ret2 == ret && !budget && (ret || rule_eq(rule, &again)),
+	      "%s: ip %#lx%s: a budget of exactly %u: %s, %u left, want %s",
+	      what, ip, topmost ? " (top)" : "", *cost, err_str(ret2),
+	      budget, err_str(ret));
+	if (*cost) {
+		budget = *cost - 1;
+		test_reject_clear();
+		ret2 = sframe_find_rule(sec, ip, topmost, &again, &budget);
+		CHECK(ret2 == -E2BIG && !budget &&
+		      str_eq(test_last_reject(), OVER_BUDGET),
+		      "%s: ip %#lx%s: a budget of %u, one short: %s \"%s\", %u left",
+		      what, ip, topmost ? " (top)" : "", *cost - 1,
+		      err_str(ret2), test_last_reject() ?: "", budget);
+	}
+	return ret;
+}
+
 void expect(const struct sframe_section *sec, unsigned long ip, bool topmost,
 	    int ret, const struct sframe_rule *rule, const char *why,
 	    const char *what)
 {
 	struct sframe_rule got;
+	const char *reason;
 	char b1[160], b2[160];
+	uint32_t cost;
 	int r;
 
 	memset(&got, 0x5a, sizeof(got));
-	test_reject_clear();
-	r = sframe_find_rule(sec, ip, topmost, &got);
+	r = lookup(sec, ip, topmost, &got, &reason, &cost, what);
 	CHECK(r == ret, "%s: ip %#lx%s: got %s, want %s", what, ip,
 	      topmost ? " (top)" : "", err_str(r), err_str(ret));
 	if (r == ret && !r && rule)
@@ -127,10 +171,10 @@ void expect(const struct sframe_section *sec, unsigned long ip, bool topmost,
 		      rule_str(&got, b1, sizeof(b1)),
 		      rule_str(rule, b2, sizeof(b2)));
 	if (r == ret && r)
-		CHECK(str_eq(test_last_reject(), why),
+		CHECK(str_eq(reason, why),
 		      "%s: ip %#lx%s: reason \"%s\", want \"%s\"", what, ip,
-		      topmost ? " (top)" : "",
-		      test_last_reject() ?: "(none)", why ?: "(none)");
+		      topmost ? " (top)" : "", reason ?: "(none)",
+		      why ?: "(none)");
 }
 
 int finish(const char *unit)

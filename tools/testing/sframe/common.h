@@ -67,6 +67,28 @@ int setup(struct sframe_section *sec, const void *buf, size_t len,
 	  unsigned long addr, unsigned long text_start,
 	  unsigned long text_end);
 
+/* A budget that no lookup exhausts, for the tests not about the budget */
+#define PLENTY		UINT32_MAX
+#define OVER_BUDGET	"work budget of the walk exhausted"
+
+/*
+ * Look up @ip with a budget of PLENTY: the result, the reject reason in
+ * *@why and the work taken in *@cost.  Then check the budget's contract on
+ * the same lookup: with exactly *@cost it gives the same result and leaves
+ * nothing, with one unit less it fails with -E2BIG and leaves nothing.
+ */
+int lookup(const struct sframe_section *sec, unsigned long ip, bool topmost,
+	   struct sframe_rule *rule, const char **why, uint32_t *cost,
+	   const char *what);
+
+/*
+ * The work, and the copy_from_user() calls, that the last lookup() took;
+ * the sframe_reject() calls of lookups since the last setup(), not counting
+ * those of lookup()'s budget checks.
+ */
+extern uint32_t last_cost;
+extern unsigned long last_reads, lookup_rejects;
+
 /*
  * Look up @ip and check the result: @ret, the rule if 0, and the reject
  * reason (NULL for none) otherwise.  @what names the case in failures.

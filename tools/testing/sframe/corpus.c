@@ -11,7 +11,9 @@
  *   (truncation at length L fails with the reason of the part L cuts);
  * - against ref_init() and ref_lookup() below: the decoder's contract
  *   written a second time, as a plain byte-level reference (section offsets
- *   instead of user addresses, no read-ahead, 128-bit arithmetic);
+ *   instead of user addresses, no read-ahead, 128-bit arithmetic), down to
+ *   the work each lookup charges to the walk's budget; lookup() also checks
+ *   that exactly that budget is enough and one unit less is not;
  * - and, for the unmodified sections, against rules written by hand.
  *
  * The reads of the decoder are confined to the section by the harness's
@@ -257,10 +259,11 @@ static int ref_block(const struct ref *r, uint64_t first, uint64_t cnt,
  * The decoder's search: a grid entry a step while the range spans more than
  * a grid step (arrays of 2^17 FDEs or more), then blocks of 8 around the
  * guess; bisection after two steps that did not halve the range.  Then the
- * last entries, of which only those before hi must be readable.
+ * last entries, of which only those before hi must be readable.  Each entry
+ * read costs a unit of *@cost, charged before the read.
  */
 static int ref_search(const struct ref *r, uint64_t ip, struct ref_fde *f,
-		      const char **why)
+		      const char **why, uint64_t *cost)
 {
 	const unsigned int esz = r->version == 2 ? 20 : 16, blk = 8;
 	struct ref_bounds b = { 0, r->nfdes, r->ts, r->te };
@@ -288,6 +291,7 @@ static int ref_search(const struct ref *r, uint64_t ip, struct ref_fde *f,
 			first -= blk / 2;
 			cnt = blk;
 		}
+		*cost += cnt;
 		if (faults(r, r->fdes + first * esz, cnt * esz))
 			return -EFAULT;
 		ret = ref_block(r, first, cnt, ip, &b, f, why);
@@ -297,14 +301,20 @@ static int ref_search(const struct ref *r, uint64_t ip, struct ref_fde *f,
 	}
 	if (b.lo == b.hi)
 		return -ENOENT;
+	*cost += b.hi - b.lo;
 	if (faults(r, r->fdes + b.lo * esz, (b.hi - b.lo) * esz))
 		return -EFAULT;
 	ret = ref_block(r, b.lo, b.hi - b.lo, ip, &b, f, why);
 	return ret > 0 ? -ENOENT : ret;
 }
 
+/*
+ * The decoder's lookup, and in *@cost the units of work it charges to the
+ * budget: the FDEs it reads, and the FREs, each charged before its read.
+ */
 static int ref_lookup(const struct ref *r, uint64_t ip, bool top,
-		      struct sframe_rule *rule, const char **why)
+		      struct sframe_rule *rule, const char **why,
+		      uint64_t *cost)
 {
 	const bool x86 = r->abi == 3;
 	const unsigned int sp = x86 ? 7 : 31, fp = x86 ? 6 : 29;
@@ -317,9 +327,10 @@ static int ref_lookup(const struct ref *r, uint64_t ip, bool top,
 	int ret;
 
 	*why = NULL;
+	*cost = 0;
 	if (ip < r->ts || ip >= r->te)
 		return -ENOENT;
-	ret = ref_search(r, ip, &f, why);
+	ret = ref_search(r, ip, &f, why, cost);
 	if (ret)
 		return ret;
 
@@ -355,6 +366,7 @@ static int ref_lookup(const struct ref *r, uint64_t ip, bool top,
 	for (i = 0; i < f.num_fres; i++) {
 		uint64_t start, fi;
 
+		++*cost;
 		if (off + ssz + 1 > r->fres_end)
 			return ref_fail(why, -EBADMSG,
 					"read past the FRE sub-section");
@@ -677,8 +689,9 @@ static void run_case(const char *cat, unsigned long idx,
 	};
 	struct sframe_rule got, want;
 	struct sframe_section sec;
-	uint64_t ips[MAX_IPS];
-	const char *why;
+	uint64_t ips[MAX_IPS], exp_cost;
+	const char *why, *reason;
+	uint32_t cost;
 	unsigned int n, i, top;
 	char b1[160], b2[160];
 	int ret, exp;
@@ -715,19 +728,21 @@ static void run_case(const char *cat, unsigned long idx,
 	for (i = 0; i < n; i++) {
 		for (top = 0; top < 2; top++) {
 			nr_lookups++;
-			exp = ref_lookup(&r, ips[i], top, &want, &why);
-			test_reject_clear();
+			exp = ref_lookup(&r, ips[i], top, &want, &why,
+					 &exp_cost);
 			memset(&got, 0x5a, sizeof(got));
-			ret = sframe_find_rule(&sec, ips[i], top, &got);
-			CHECK(ret == exp && str_eq(test_last_reject(), why) &&
-			      (ret || rule_eq(&got, &want)),
-			      "%s %lu (%s): ip %+ld%s: %s \"%s\" %s, want %s \"%s\" %s",
+			ret = lookup(&sec, ips[i], top, &got, &reason, &cost,
+				     c->name);
+			CHECK(ret == exp && str_eq(reason, why) &&
+			      (ret || rule_eq(&got, &want)) &&
+			      cost == exp_cost,
+			      "%s %lu (%s): ip %+ld%s: %s \"%s\" %s (cost %u), want %s \"%s\" %s (cost %lu)",
 			      cat, idx, c->name, (long)(ips[i] - c->ts),
-			      top ? " top" : "", err_str(ret),
-			      test_last_reject() ?: "",
-			      ret ? "" : rule_str(&got, b1, sizeof(b1)),
+			      top ? " top" : "", err_str(ret), reason ?: "",
+			      ret ? "" : rule_str(&got, b1, sizeof(b1)), cost,
 			      err_str(exp), why ?: "",
-			      exp ? "" : rule_str(&want, b2, sizeof(b2)));
+			      exp ? "" : rule_str(&want, b2, sizeof(b2)),
+			      (unsigned long)exp_cost);
 		}
 	}
 }
@@ -771,12 +786,14 @@ static void cat_base(void)
 			for (k = 0; k < f->nfres; k++) {
 				uint64_t ip = f->start + f->fres[k].start;
 				const struct sframe_rule *want = &b->rules[j][k];
+				uint32_t budget = PLENTY;
 				char b1[160], b2[160];
 				int ret;
 
 				top = !!(want->ra.kind == SFRAME_LOC_REG ||
 					 want->cfa.reg == 10);
-				ret = sframe_find_rule(&sec, ip, top, &got);
+				ret = sframe_find_rule(&sec, ip, top, &got,
+						       &budget);
 				CHECK(!ret && rule_eq(&got, want),
 				      "base %s: FDE %u FRE %u: %s %s, want %s",
 				      b->name, j, k, err_str(ret),

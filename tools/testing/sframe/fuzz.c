@@ -11,7 +11,10 @@
  *   AArch64, and a frame that is not the topmost uses SP and FP only;
  * - topmost only widens: the non-topmost lookup gives the topmost result,
  *   or -EOPNOTSUPP when the topmost rule uses other registers;
- * - lookups are deterministic, and cost O(log FDEs) reads for the FDEs.
+ * - lookups are deterministic, and cost O(log FDEs) reads for the FDEs;
+ * - the work budget: a lookup charges at most a block of FDEs a read and
+ *   one unit an FRE; with exactly the work it took it gives the same result,
+ *   with one unit less -E2BIG, and either way it leaves nothing.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -68,16 +71,16 @@ static void check_rule(const struct sframe_section *sec,
 	}
 }
 
-static int lookup(const struct sframe_section *sec, unsigned long ip,
-		  bool top, struct sframe_rule *rule)
+static int fuzz_lookup(const struct sframe_section *sec, unsigned long ip,
+		       bool top, struct sframe_rule *rule)
 {
 	unsigned long reads = test_mem_reads(), max = 4;
+	uint32_t n, budget = PLENTY, cost;
 	struct sframe_rule again;
-	uint32_t n;
 	int ret, ret2;
 
 	test_reject_clear();
-	ret = sframe_find_rule(sec, ip, top, rule);
+	ret = sframe_find_rule(sec, ip, top, rule, &budget);
 	ASSERT(ret == 0 || ret == -ENOENT || ret == -EFAULT ||
 	       ret == -EBADMSG || ret == -EOPNOTSUPP);
 	/* Errors that are not about the section say nothing */
@@ -92,11 +95,23 @@ static int lookup(const struct sframe_section *sec, unsigned long ip,
 		max++;
 	if (sec->fres_end > sec->fres_start)
 		max += (sec->fres_end - sec->fres_start) / 64;
-	ASSERT(test_mem_reads() - reads <= max);
+	reads = test_mem_reads() - reads;
+	ASSERT(reads <= max);
+	/* A block of FDEs a read at most, and what one function may have */
+	cost = PLENTY - budget;
+	ASSERT(cost <= 8 * reads + 0xffff);
 
-	ret2 = sframe_find_rule(sec, ip, top, &again);
-	ASSERT(ret2 == ret);
+	budget = cost;
+	ret2 = sframe_find_rule(sec, ip, top, &again, &budget);
+	ASSERT(ret2 == ret && !budget);
 	ASSERT(ret || rule_eq(rule, &again));
+	if (cost) {
+		budget = cost - 1;
+		test_reject_clear();
+		ret2 = sframe_find_rule(sec, ip, top, &again, &budget);
+		ASSERT(ret2 == -E2BIG && !budget &&
+		       str_eq(test_last_reject(), OVER_BUDGET));
+	}
 	return ret;
 }
 
@@ -161,8 +176,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	ip = ts + h.ip_off;
 	for (k = 0; k <= (h.nr_ips & 15); k++, ip += h.stride) {
-		ret = lookup(&sec, ip, true, &top_rule);
-		ret2 = lookup(&sec, ip, false, &rule);
+		ret = fuzz_lookup(&sec, ip, true, &top_rule);
+		ret2 = fuzz_lookup(&sec, ip, false, &rule);
 		/* Topmost only widens what is allowed */
 		if (ret)
 			ASSERT(ret2 == ret);

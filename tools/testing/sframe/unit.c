@@ -109,8 +109,7 @@ static void test_v3_example(void)
 	expect_err(&sec, a + 0x1000, false, -ENOENT, NULL, "v3 text start");
 	expect_err(&sec, a + 0x2000, true, -ENOENT, NULL, "v3 past text");
 	expect_err(&sec, a, true, -ENOENT, NULL, "v3 below text");
-	CHECK(test_reject_count() == 0, "v3 example: %lu rejects",
-	      test_reject_count());
+	CHECK(lookup_rejects == 0, "v3 example: %lu rejects", lookup_rejects);
 }
 
 /*
@@ -200,8 +199,8 @@ static void test_layouts(void)
 				   what);
 			expect_err(&sec, t + 0x30000, true, -ENOENT, NULL,
 				   what);
-			CHECK(test_reject_count() == 0, "%s: %lu rejects", what,
-			      test_reject_count());
+			CHECK(lookup_rejects == 0, "%s: %lu rejects", what,
+			      lookup_rejects);
 		}
 	}
 }
@@ -677,8 +676,8 @@ static void test_real(void)
 			   LOC_SAME, SFRAME_RULE_SIGNAL);
 		expect_both(&sec, x86_64_v3_sigtramp, r, "v3 sigtramp");
 		expect_both(&sec, x86_64_v3_sigtramp + 6, r, "v3 sigtramp");
-		CHECK(test_reject_count() == 0 + 0x1c - 5 + 1,
-		      "real v3: %lu rejects", test_reject_count());
+		CHECK(lookup_rejects == 0 + 0x1c - 5 + 1,
+		      "real v3: %lu rejects", lookup_rejects);
 	}
 
 	if (setup_ok(&sec, aarch64_v3_bytes, sizeof(aarch64_v3_bytes),
@@ -743,16 +742,14 @@ static void test_many_fdes(void)
 		for (max_reads = 1, i = n; i; i >>= 1)
 			max_reads++;
 		for (i = 0; i < n; i += 1 + i / 8) {
-			reads = test_mem_reads();
 			expect_ok(&sec, t + 32 * i, false,
 				  x86_rule(false, 8, false, 0), "many fdes");
-			reads = test_mem_reads() - reads;
+			reads = last_reads;
 			CHECK(reads <= max_reads,
 			      "many fdes: %lu reads for %u FDEs", reads, n);
-			reads = test_mem_reads();
 			expect_ok(&sec, t + 32 * i + 15, false,
 				  x86_rule(false, 16, true, -16), "many fdes");
-			reads = test_mem_reads() - reads;
+			reads = last_reads;
 			CHECK(reads <= max_reads,
 			      "many fdes: %lu reads for %u FDEs", reads, n);
 			if (i & 1)
@@ -803,10 +800,9 @@ static void test_skewed_fdes(void)
 			continue;
 		for (i = 0; i < n; i += 1 + i / 16) {
 			ip = fdes[i].start + fdes[i].size / 2;
-			reads = test_mem_reads();
 			expect_ok(&sec, ip, false, x86_rule(false, 8, false, 0),
 				  "skewed fdes");
-			reads = test_mem_reads() - reads;
+			reads = last_reads;
 			if (reads > worst)
 				worst = reads;
 			CHECK(reads <= max_reads,
@@ -853,7 +849,6 @@ static void test_random_fdes(void)
 				else
 					hi = lo + (hi - lo) / 2;
 			}
-			reads = test_mem_reads();
 			if (ip - fdes[lo].start >= fdes[lo].size)
 				expect_err(&sec, ip, false, -ENOENT, NULL,
 					   "random fdes gap");
@@ -865,7 +860,7 @@ static void test_random_fdes(void)
 				expect_ok(&sec, ip, false,
 					  x86_rule(false, 16, true, -16),
 					  "random fdes body");
-			reads = test_mem_reads() - reads;
+			reads = last_reads;
 			CHECK(reads <= max_reads,
 			      "random fdes: %lu reads at %#lx", reads, ip);
 			worst = reads > worst ? reads : worst;
@@ -1052,10 +1047,9 @@ static void test_fre_readahead(void)
 		if (!setup_ok(&sec, buf, len, a, t, t + 0xc0, "read-ahead"))
 			continue;
 		/* The FDE search reads all three, then the exact FREs */
-		reads = test_mem_reads();
 		expect_ok(&sec, t + 0x7f, true, x86_rule(true, 0x1000, true, -16),
 			  "read-ahead exact");
-		exact = test_mem_reads() - reads;
+		exact = last_reads;
 		CHECK(exact == 2, "read-ahead: %lu reads, not 2", exact);
 
 		/* fres_off: bytes 8-11 of a V2 FDE, 12-15 of a V3 one */
@@ -1075,10 +1069,9 @@ static void test_fre_readahead(void)
 		}
 		/* Too short: more reads, as many as the FREs need */
 		sfw_put(buf + off, f1 + 1, 4);
-		reads = test_mem_reads();
 		expect_ok(&sec, t + 0x7f, true, x86_rule(true, 0x1000, true, -16),
 			  "read-ahead short");
-		reads = test_mem_reads() - reads;
+		reads = last_reads;
 		CHECK(reads > exact && reads <= exact + 2,
 		      "read-ahead short: %lu reads", reads);
 
@@ -1224,6 +1217,125 @@ static void test_header(void)
 			    "just below 2^63");
 }
 
+/*
+ * The work budget of a walk: each FDE and each FRE that a lookup reads
+ * costs a unit (lookup() checks for every lookup of the tests that a budget
+ * of exactly its cost is enough and one less is not).  A lookup that would
+ * need more than is left fails with -E2BIG and leaves nothing, so that the
+ * next lookups of the walk fail before reading anything.
+ */
+static void test_budget(void)
+{
+	const unsigned long a = 0x10000000UL, t = 0x40000000UL;
+	static struct sfw_fde walk_fdes[140000];
+	static struct sfw_fre fres[0xffff];
+	const unsigned int max = 0xffff;
+	unsigned long reads, ip, end;
+	struct sframe_rule rule;
+	struct sframe_section sec;
+	struct sfw_fde fdes[2];
+	unsigned int v, i, ok, big;
+	uint32_t budget, used;
+	uint64_t x = 1, e;
+	struct sfw_sec s;
+	size_t len;
+	int ret;
+
+	for (i = 0; i < max; i++)
+		fres[i] = sfw_fre(i, false, 1, 8 * (1 + i % 16));
+	for (v = 2; v <= 3; v++) {
+		/* A function of 65535 FREs, what V3 can count, and a small one */
+		sfw_sec_init(&s, v, SFW_ABI_AMD64_LE, a, fdes, 2);
+		sfw_fde_init(&fdes[0], t, 0x20000, fres, max);
+		sfw_fde_init(&fdes[1], t + 0x20000, 0x10, fres, 1);
+		len = sfw_write(&s, buf, sizeof(buf));
+		if (!setup_ok(&sec, buf, len, a, t, t + 0x20010, "budget"))
+			continue;
+
+		/* The two FDEs, and FREs up to the first past the address */
+		expect_ok(&sec, t + 100, true, x86_rule(false, 8 * (1 + 100 % 16),
+							false, 0), "budget");
+		CHECK(last_cost == 2 + 102, "budget: cost %u, not 104",
+		      last_cost);
+		expect_ok(&sec, t + 0x1ffff, true,
+			  x86_rule(false, 8 * (1 + (max - 1) % 16), false, 0),
+			  "budget");
+		CHECK(last_cost == 2 + max, "budget: cost %u, not %u",
+		      last_cost, 2 + max);
+
+		/* Exhausted in the middle of the scan */
+		budget = 1000;
+		test_reject_clear();
+		ret = sframe_find_rule(&sec, t + 0x1ffff, true, &rule, &budget);
+		CHECK(ret == -E2BIG && !budget &&
+		      str_eq(test_last_reject(), OVER_BUDGET),
+		      "budget mid-scan: %s, %u left", err_str(ret), budget);
+		/* Then the next lookup fails at once, even a cheap one */
+		reads = test_mem_reads();
+		ret = sframe_find_rule(&sec, t + 0x20000, true, &rule, &budget);
+		CHECK(ret == -E2BIG && !budget && test_mem_reads() == reads,
+		      "budget spent: %s, %lu reads", err_str(ret),
+		      test_mem_reads() - reads);
+		/* But one that needs no work does not */
+		ret = sframe_find_rule(&sec, t - 1, true, &rule, &budget);
+		CHECK(ret == -ENOENT && !budget, "budget 0, outside: %s",
+		      err_str(ret));
+
+		/* Exactly enough for the longest scan */
+		budget = 2 + max;
+		ret = sframe_find_rule(&sec, t + 0x1ffff, true, &rule, &budget);
+		CHECK(!ret && !budget, "budget exact: %s, %u left",
+		      err_str(ret), budget);
+		/* Enough for the search, not for the first FRE */
+		budget = 2;
+		ret = sframe_find_rule(&sec, t + 0x20000, true, &rule, &budget);
+		CHECK(ret == -E2BIG && !budget, "budget search only: %s, %u left",
+		      err_str(ret), budget);
+
+		/*
+		 * A walk through frames of the longest function: a few of
+		 * its lookups are done, then every one fails at once.
+		 */
+		budget = SFRAME_WALK_BUDGET;
+		reads = test_mem_reads();
+		for (i = 0, ok = 0, big = 0; i < 510; i++) {
+			ret = sframe_find_rule(&sec, t + 0x1ffff, false, &rule,
+					       &budget);
+			if (!ret)
+				ok++;
+			else if (ret == -E2BIG)
+				big++;
+			if (ret == -E2BIG && i == ok)
+				reads = test_mem_reads();
+		}
+		CHECK(ok == SFRAME_WALK_BUDGET / (2 + max) && big == 510 - ok &&
+		      test_mem_reads() == reads,
+		      "budget walk: %u lookups done, %u failed, %lu reads after",
+		      ok, big, test_mem_reads() - reads);
+	}
+
+	/*
+	 * A deep walk of ordinary frames comes nowhere near the budget: 510
+	 * lookups in a section of 140,000 functions.
+	 */
+	len = sfw_random_section(&s, 3, a, walk_fdes, ARRAY_SIZE(walk_fdes), t,
+				 &e, &x, buf, sizeof(buf));
+	end = e;
+	if (!len || !setup_ok(&sec, buf, len, a, t, end, "budget walk"))
+		return;
+	budget = SFRAME_WALK_BUDGET;
+	for (i = 0; i < 510; i++) {
+		ip = t + sfw_random(&x) % (end - t);
+		ret = sframe_find_rule(&sec, ip, false, &rule, &budget);
+		CHECK(ret == 0 || ret == -ENOENT, "budget walk: %s",
+		      err_str(ret));
+	}
+	used = SFRAME_WALK_BUDGET - budget;
+	CHECK(used < SFRAME_WALK_BUDGET / 8, "budget walk: %u used", used);
+	printf("# a walk of 510 frames in 140,000 FDEs took %u of the budget's %u units\n",
+	       used, SFRAME_WALK_BUDGET);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--seeds"))
@@ -1245,6 +1357,7 @@ int main(int argc, char **argv)
 	test_faults();
 	test_fre_readahead();
 	test_changes();
+	test_budget();
 	test_header();
 	return finish("unit");
 }
