@@ -18,8 +18,9 @@
 
 /**
  * struct sframe_section - a validated SFrame section, as the decoder uses it
- * @text_start:	first byte of the text the section describes
- * @text_end:	end of that text (exclusive)
+ * @text_start:	first byte of the text range registered for the section
+ *		(which may also describe text outside it)
+ * @text_end:	end of that range (exclusive)
  * @sframe_start: user address of the .sframe section
  * @sframe_end:	end of the section (exclusive)
  * @fdes_start:	user address of the FDE array (V3: the FDE index)

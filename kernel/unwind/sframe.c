@@ -34,8 +34,8 @@
 /*
  * The ranges of a section end below 2^63, as user addresses do on every
  * 64-bit architecture.  Then an address plus a size from the section
- * cannot overflow, and one plus an offset lies in the text only if the
- * exact sum does: the decoder adds them modulo 2^64 and checks the result.
+ * cannot overflow, and a function start, an address plus an offset that the
+ * decoder adds modulo 2^64, lies below 2^63 only if the exact sum does.
  */
 #define SFRAME_ADDR_LIMIT	BIT(63)
 static_assert(sizeof(unsigned long) == 8);
@@ -415,22 +415,27 @@ static __always_inline void sframe_decode_fde(const void *raw, bool v2,
 
 /*
  * What the search knows: the entries before lo start at or before ip, those
- * from hi on after it (at lo_start and hi_start at the nearest).
+ * from hi on after it, and lo_end <= ip < hi_start: where entry lo - 1 ends
+ * (the search goes past it only if it does not cover ip) and entry hi
+ * starts, or the text range until the search has read an entry on that
+ * side.  The text range is only a guess: a section is registered once for
+ * each executable segment of its object, so its FDEs may describe text on
+ * either side of the range.
  */
 struct sframe_bounds {
 	u32		lo, hi;
-	unsigned long	lo_start, hi_start;
+	unsigned long	lo_end, hi_start;
 };
 
 /*
- * Where to probe in [lo, hi): interpolated from the starts that bound the
- * range, lo_start <= ip < hi_start, as FDEs are spread over the text fairly
- * evenly.  In u64 without overflow: the shift keeps both factors below 2^32.
+ * Where to probe in [lo, hi): interpolated from the addresses around ip, as
+ * FDEs are spread over the text fairly evenly.  In u64 without overflow:
+ * the shift keeps both factors below 2^32.
  */
 static __always_inline u32 sframe_guess(unsigned long ip,
 					const struct sframe_bounds *b)
 {
-	u64 span = b->hi_start - b->lo_start, pos = ip - b->lo_start;
+	u64 span = b->hi_start - b->lo_end, pos = ip - b->lo_end;
 	unsigned int shift = fls64(span) > 32 ? fls64(span) - 32 : 0;
 
 	return b->lo + div64_u64((pos >> shift) * (b->hi - b->lo),
@@ -459,14 +464,12 @@ static __always_inline int sframe_charge(u32 *budget, u32 units)
 }
 
 /* Why an FDE that failed the quick check of sframe_check_block() is bad */
-static noinline int sframe_bad_fde(const struct sframe_section *sec,
-				   unsigned long start, u32 size)
+static noinline int sframe_bad_fde(unsigned long start, u32 size)
 {
-	if (start < sec->text_start || start > sec->text_end ||
-	    size > sec->text_end - start)
-		sframe_reject("FDE outside the text range");
+	if (start > SFRAME_ADDR_LIMIT || size > SFRAME_ADDR_LIMIT - start)
+		sframe_reject("FDE beyond the user address space");
 	else
-		sframe_reject("FDEs not sorted");
+		sframe_reject("FDEs out of order or overlapping");
 	return -EBADMSG;
 }
 
@@ -474,10 +477,13 @@ static noinline int sframe_bad_fde(const struct sframe_section *sec,
  * Check the @count entries read into @buf from index @first (user address
  * @addr), which lie in [b->lo, b->hi), and narrow @b to the entries after
  * the last one that starts at or before @ip and before the first one that
- * starts after it.  Every entry looked at must lie in the text and be in
- * order with the bounds.  Returns 0 with @fde filled if that last entry
- * covers @ip, -ENOENT if it does not and the next one starts after @ip
- * (a gap: no entry can cover @ip), 1 if the answer lies outside the block.
+ * starts after it.  FDEs are sorted and do not overlap: every entry looked
+ * at must lie after the entries before it and before those after it, as
+ * far as the search has read them, and below SFRAME_ADDR_LIMIT.  Returns 0
+ * with @fde filled if that last entry covers @ip and lies in the text
+ * range, -ENOENT if it does not and the next one starts after @ip (a gap:
+ * no entry can cover @ip) or if it lies partly outside the text, 1 if the
+ * answer lies outside the block.
  */
 static __always_inline int sframe_check_block(const struct sframe_section *sec,
 					      const u8 *buf, bool v2,
@@ -490,29 +496,34 @@ static __always_inline int sframe_check_block(const struct sframe_section *sec,
 				  sizeof(struct sframe_fde_v3);
 	bool pcrel = sec->flags & SFRAME_F_FDE_FUNC_START_PCREL;
 	unsigned long base = pcrel ? addr : sec->sframe_start;
-	unsigned long lo_start = b->lo_start, hi_start = b->hi_start;
-	unsigned long text_end = sec->text_end;
+	unsigned long lo_end = 0, hi_start = SFRAME_ADDR_LIMIT;
 	const u8 *cand = NULL;
 	u32 i, size;
 
+	/* The bounds of any function until an entry is read on that side */
+	if (b->lo)
+		lo_end = b->lo_end;
+	if (b->hi < sec->num_fdes)
+		hi_start = b->hi_start;
 	/* In locals: the compiler cannot tell that @buf does not alias @b */
 	for (i = 0; i < count; i++, buf += esize) {
 		unsigned long start = base + sframe_fde_off(buf, v2);
 
 		/*
-		 * lo_start <= start <= hi_start, which lie in the text, and
-		 * the function ends in the text: two tests for the usual case.
+		 * lo_end <= start <= start + size <= hi_start, in two tests.
+		 * An empty function may share its start with the next one:
+		 * gcc emits one for a function whose body is unreachable.
 		 */
 		size = sframe_fde_size(buf, v2);
-		if (unlikely(start - lo_start > hi_start - lo_start ||
-			     size > text_end - start))
-			return sframe_bad_fde(sec, start, size);
+		if (unlikely(start - lo_end > hi_start - lo_end ||
+			     size > hi_start - start))
+			return sframe_bad_fde(start, size);
 		if (start > ip) {
 			b->hi = first + i;
 			b->hi_start = start;
 			break;
 		}
-		lo_start = start;
+		lo_end = start + size;
 		cand = buf;
 		if (pcrel)
 			base += esize;
@@ -521,10 +532,13 @@ static __always_inline int sframe_check_block(const struct sframe_section *sec,
 		return 1;
 	/* cand is entry i - 1 */
 	b->lo = first + i;
-	b->lo_start = lo_start;
-	size = sframe_fde_size(cand, v2);
-	if (ip - lo_start < size) {
-		sframe_decode_fde(cand, v2, lo_start, size, fde);
+	b->lo_end = lo_end;
+	if (ip < lo_end) {
+		size = sframe_fde_size(cand, v2);
+		/* Only a function wholly inside the text range covers ip */
+		if (lo_end - size < sec->text_start || lo_end > sec->text_end)
+			return -ENOENT;
+		sframe_decode_fde(cand, v2, lo_end - size, size, fde);
 		/*
 		 * The FREs of the next FDE usually follow: the bytes to read
 		 * ahead.  A wrong guess costs a read or two, no more.
@@ -581,11 +595,12 @@ static __always_inline unsigned int sframe_slow(unsigned int slow,
 }
 
 /*
- * Find the FDE that covers @ip.  Each step probes around an interpolated
- * guess, or bisects after two steps that did not halve the range, so that
- * the number of steps stays O(log FDEs): a grid entry while the range spans
- * more than a grid step (see SFRAME_GRID_BITS), then a block of entries.
- * Inlined once per version, for constant entry sizes in the hot loop.
+ * Find the FDE whose function contains @ip.  Each step probes around an
+ * interpolated guess, or bisects after two steps that did not halve the
+ * range, so that the number of steps stays O(log FDEs): a grid entry while
+ * the range spans more than a grid step (see SFRAME_GRID_BITS), then a block
+ * of entries.  Inlined once per version, for constant entry sizes in the
+ * hot loop.
  */
 static __always_inline int sframe_search(const struct sframe_section *sec,
 					 unsigned long ip, bool v2,
@@ -594,7 +609,7 @@ static __always_inline int sframe_search(const struct sframe_section *sec,
 	u8 buf[SFRAME_FDE_BLOCK * sizeof(struct sframe_fde_v2)];
 	struct sframe_bounds b = {
 		.hi = sec->num_fdes,
-		.lo_start = sec->text_start,
+		.lo_end = sec->text_start,
 		.hi_start = sec->text_end,
 	};
 	u32 grid = U32_MAX, first, n;
@@ -999,11 +1014,13 @@ static bool sframe_loc_unwindable(const struct sframe_abi *abi,
  *		FREs read; the lookup takes what it reads from it
  *
  * A search over the FDEs and a scan of one function's FREs; each value read
- * is checked as it is read.  For a frame that is not the topmost one, only
- * rules based on the stack and frame pointers are returned.  The lookups of
- * one walk share a budget, started at SFRAME_WALK_BUDGET, which bounds the
- * work of the walk whatever the sections hold.  Context: may fault (reads
- * user memory).
+ * is checked as it is read.  Only an FDE that lies wholly inside the text
+ * range covers an address: the section may describe other text too, as an
+ * object registers it once for each executable segment.  For a frame that
+ * is not the topmost one, only rules based on the stack and frame pointers
+ * are returned.  The lookups of one walk share a budget, started at
+ * SFRAME_WALK_BUDGET, which bounds the work of the walk whatever the
+ * sections hold.  Context: may fault (reads user memory).
  *
  * Return: 0 if a rule was found; -ENOENT if nothing covers @ip; -EFAULT if
  * reading the section faulted; -EBADMSG if the section is corrupt;

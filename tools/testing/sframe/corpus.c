@@ -3,9 +3,10 @@
  * Malformed-section corpus: cases generated systematically from valid
  * sections (every header field, truncation at every length, a fault at
  * every byte, every byte flipped, every value of the FDE and FRE info bytes,
- * counts, offsets, unsorted, overlapping and out-of-text FDEs, FRE starts
- * out of order or past the function, ...).  Each case checks the decoder's
- * outcome, errno and reason, at setup and at lookups all over the text:
+ * counts, offsets, unsorted, overlapping and out-of-text FDEs, text ranges
+ * that cut functions, FRE starts out of order or past the function, ...).
+ * Each case checks the decoder's outcome, errno and reason, at setup and at
+ * lookups all over the text:
  *
  * - against an explicit expectation where the category has a simple one
  *   (truncation at length L fails with the reason of the part L cuts);
@@ -173,8 +174,6 @@ static int ref_fde(const struct ref *r, uint32_t i, struct ref_fde *f,
 	}
 	f->size = le(p + (r->version == 2 ? 4 : 8), 4);
 	f->fre_off = le(p + (r->version == 2 ? 8 : 12), 4);
-	if (f->start < r->ts || f->start + f->size > r->te)
-		return ref_fail(why, -EBADMSG, "FDE outside the text range");
 	return 0;
 }
 
@@ -212,20 +211,32 @@ static uint64_t ref_guess(uint64_t ip, uint64_t lo, uint64_t hi,
 	return lo + (pos >> shift) * (hi - lo) / ((span >> shift) + 1);
 }
 
-/* The decoder's search state, see struct sframe_bounds */
+/*
+ * The decoder's search state, see struct sframe_bounds: entry lo - 1 ends at
+ * lo_end, entry hi starts at hi_start, or the text range until an entry is
+ * read on that side.
+ */
 struct ref_bounds {
-	uint64_t	lo, hi, lo_start, hi_start;
+	uint64_t	lo, hi, lo_end, hi_start;
 };
+
+#define LIMIT	((__int128)1 << 63)
 
 /*
  * Entries [first, first + cnt) as sframe_check_block() takes them: 0 with
  * @f if the last one at or before ip covers it, -ENOENT for a gap, 1 to go
- * on, or the error of the first bad entry.  Faults were checked already.
+ * on, or the error of the first bad entry.  Each must lie below 2^63, after
+ * the end of the entries before it and before the start of those after it:
+ * an empty function may share its start with the next one.  Faults were
+ * checked already.
  */
 static int ref_block(const struct ref *r, uint64_t first, uint64_t cnt,
 		     uint64_t ip, struct ref_bounds *b, struct ref_fde *f,
 		     const char **why)
 {
+	/* Entries read on each side, or any function */
+	__int128 lo_end = b->lo ? b->lo_end : 0;
+	__int128 hi_start = b->hi < r->nfdes ? b->hi_start : LIMIT;
 	struct ref tmp = *r;
 	struct ref_fde p;
 	bool found = false;
@@ -238,19 +249,24 @@ static int ref_block(const struct ref *r, uint64_t first, uint64_t cnt,
 		ret = ref_fde(&tmp, first + i, &p, why);
 		if (ret)
 			return ret;
-		if (p.start < b->lo_start || p.start > b->hi_start)
-			return ref_fail(why, -EBADMSG, "FDEs not sorted");
+		if (p.start < 0 || p.start + p.size > LIMIT)
+			return ref_fail(why, -EBADMSG,
+					"FDE beyond the user address space");
+		if (p.start < lo_end || p.start + p.size > hi_start)
+			return ref_fail(why, -EBADMSG,
+					"FDEs out of order or overlapping");
 		if (p.start > ip) {
 			b->hi = first + i;
 			b->hi_start = p.start;
 			break;
 		}
 		b->lo = first + i + 1;
-		b->lo_start = p.start;
+		b->lo_end = p.start + p.size;
+		lo_end = b->lo_end;
 		*f = p;
 		found = true;
 	}
-	if (found && ip - (uint64_t)f->start < f->size)
+	if (found && ip < b->lo_end)
 		return 0;
 	return found && i < cnt ? -ENOENT : 1;
 }
@@ -276,7 +292,7 @@ static int ref_search(const struct ref *r, uint64_t ip, struct ref_fde *f,
 	while (b.hi - b.lo > blk) {
 		uint64_t n = b.hi - b.lo;
 
-		first = slow < 2 ? ref_guess(ip, b.lo, b.hi, b.lo_start,
+		first = slow < 2 ? ref_guess(ip, b.lo, b.hi, b.lo_end,
 					     b.hi_start) : b.lo + n / 2;
 		if (n > grid) {
 			first -= first % grid;
@@ -333,6 +349,9 @@ static int ref_lookup(const struct ref *r, uint64_t ip, bool top,
 	ret = ref_search(r, ip, &f, why, cost);
 	if (ret)
 		return ret;
+	/* Only a function wholly inside the text range is covered */
+	if (f.start < r->ts || f.start + f.size > r->te)
+		return -ENOENT;
 
 	off = r->fres + f.fre_off;
 	if (r->version == 3) {
@@ -1132,7 +1151,10 @@ static void cat_fde_fields(void)
 	}
 }
 
-/* Reordered, duplicate, overlapping, out-of-text FDEs; narrower text */
+/*
+ * Reordered, duplicate, overlapping FDEs; narrower text, as when a section
+ * is registered once for each executable segment of its object
+ */
 static void cat_fde_order(void)
 {
 	const struct base *b;
@@ -1171,6 +1193,10 @@ static void cat_fde_order(void)
 				v1 - (b->fdes[j + 1].start - b->fdes[j].start),
 				esz == 20 ? 4 : 8);
 			run_case("fde_dup", j, &c);
+			/* ... with entry j empty, as gcc makes them */
+			sfw_put(work + b->fdes[j].off + (esz == 20 ? 4 : 8), 0,
+				4);
+			run_case("fde_empty_dup", j, &c);
 
 			/* Entry j grows over j + 1 */
 			c = work_case(b);

@@ -60,6 +60,7 @@ static void expect_err(const struct sframe_section *sec, unsigned long ip,
 }
 
 #define NOTOP	"register rule in a non-topmost frame"
+#define FDE_ORDER "FDEs out of order or overlapping"
 
 /* sframe-format.md section 1.9: the bytes libsframe's encoder made */
 static const uint8_t v3_example[56] = {
@@ -973,23 +974,30 @@ static void test_changes(void)
 	buf[8] = 0xff;
 	expect_both(&sec, t + 0x25, x86_rule(false, 16, true, -16),
 		    "changed header");
-	/* FDE 1, probed first, now starts after FDE 2, which is probed next */
+	/* FDE 1 now starts after FDE 2 */
 	add32(buf + fdes[1].off, 0x18);
-	expect_err(&sec, t + 0x2f, true, -EBADMSG, "FDEs not sorted",
+	expect_err(&sec, t + 0x2f, true, -EBADMSG, FDE_ORDER,
 		   "changed FDE order");
-	/* Not seen by the probes of this lookup */
+	/* Not seen: the search stops at FDE 1, the first past the address */
 	expect_both(&sec, t + 0x5, x86_rule(false, 16, true, -16),
 		    "changed FDE order");
 	add32(buf + fdes[1].off, -0x18);
-	/* FDE 1 now starts before the text */
+	/* FDE 1 now starts before FDE 0 */
 	add32(buf + fdes[1].off, -0x11);
-	expect_err(&sec, t, true, -EBADMSG, "FDE outside the text range",
-		   "changed FDE start");
+	expect_err(&sec, t, true, -EBADMSG, FDE_ORDER, "changed FDE start");
 	add32(buf + fdes[1].off, 0x11);
-	/* FDE 2 now ends after the text */
+	/*
+	 * FDE 0 now starts before the text, FDE 2 ends after it: they cover
+	 * nothing of this text, but the section is not corrupt, as it may
+	 * describe text on both sides of the range.
+	 */
+	add32(buf + fdes[0].off, -8);
+	expect_err(&sec, t + 5, true, -ENOENT, NULL, "FDE across text start");
+	add32(buf + fdes[0].off, 8);
 	add32(buf + fdes[2].off + 4, 0xd1);
-	expect_err(&sec, t + 0x25, true, -EBADMSG,
-		   "FDE outside the text range", "changed FDE size");
+	expect_err(&sec, t + 0x25, true, -ENOENT, NULL, "FDE across text end");
+	expect_both(&sec, t + 0x15, x86_rule(false, 16, true, -16),
+		    "FDE across text end");
 	add32(buf + fdes[2].off + 4, -0xd1);
 	/* FRE starts out of order */
 	buf[fres[2][1].off] = 0x11;
@@ -1107,8 +1115,8 @@ static void test_header(void)
 {
 	const unsigned long a = 0x10000UL, t = 0x20000UL, top = 1UL << 63;
 	struct sframe_section sec;
+	struct sfw_fde fde, fdes[2];
 	struct sfw_fre fre;
-	struct sfw_fde fde;
 	struct sfw_sec s;
 	size_t len;
 	int ret;
@@ -1194,7 +1202,8 @@ static void test_header(void)
 		/* The start is t - 2^63, outside the text, not t + 2^63 */
 		sfw_put(buf + fde.off, t - fde.off - a + top, 8);
 		expect_err(&sec, t, true, -EBADMSG,
-			   "FDE outside the text range", "wrapping start");
+			   "FDE beyond the user address space",
+			   "wrapping start");
 		sfw_put(buf + fde.off, t - fde.off - a, 8);
 		expect_both(&sec, t, x86_rule(false, 8, false, 0),
 			    "address limit");
@@ -1215,6 +1224,369 @@ static void test_header(void)
 		     "address limit"))
 		expect_both(&sec, top - 2, x86_rule(false, 8, false, 0),
 			    "just below 2^63");
+
+	/*
+	 * A function after the one looked up that ends past 2^63: no
+	 * function does, whatever the text range.
+	 */
+	sfw_sec_init(&s, 3, SFW_ABI_AMD64_LE, a, fdes, 2);
+	sfw_fde_init(&fdes[0], t, 0x10, &fre, 1);
+	sfw_fde_init(&fdes[1], top - 0x10, 0x10, &fre, 1);
+	len = sfw_write(&s, buf, sizeof(buf));
+	if (setup_ok(&sec, buf, len, a, t, t + 0x10, "FDE up to 2^63"))
+		expect_both(&sec, t, x86_rule(false, 8, false, 0),
+			    "FDE up to 2^63");
+	fdes[1].size = 0x11;
+	len = sfw_write(&s, buf, sizeof(buf));
+	if (setup_ok(&sec, buf, len, a, t, t + 0x10, "FDE past 2^63"))
+		expect_err(&sec, t, true, -EBADMSG,
+			   "FDE beyond the user address space",
+			   "FDE past 2^63");
+}
+
+/* The rule of the functions of sfw_random_section() and segments_section() */
+static struct sframe_rule two_fre_rule(const struct sfw_fde *f,
+				       unsigned long ip)
+{
+	return ip == f->start ? x86_rule(false, 8, false, 0) :
+				x86_rule(false, 16, true, -16);
+}
+
+/*
+ * The text of one object in two executable segments: @n1 then @n2
+ * functions of 4 to 16 bytes (one in three followed by a 2-byte gap), the
+ * second segment from the page after the next one past the first.  One
+ * section describes both, at @a.  Returns its size, with the segments in
+ * @ts and @te.
+ */
+static struct sfw_fde seg_fdes[140000];
+
+static size_t segments_section(struct sfw_sec *s, unsigned int v,
+			       unsigned long a, unsigned int n1,
+			       unsigned int n2, unsigned long ts[2],
+			       unsigned long te[2])
+{
+	static struct sfw_fre fres[2];
+	unsigned long pc = 0x40000000UL;
+	unsigned int i;
+
+	fres[0] = sfw_fre(0, false, 1, 8);
+	fres[1] = sfw_fre(1, false, 2, 16, -16);
+	sfw_sec_init(s, v, SFW_ABI_AMD64_LE, a, seg_fdes, n1 + n2);
+	ts[0] = pc;
+	for (i = 0; i < n1 + n2; i++) {
+		uint32_t size = 4 + i % 5 * 3;
+
+		if (i == n1) {
+			te[0] = pc;
+			pc = (pc | 0xfff) + 0x1001;
+			ts[1] = pc;
+		}
+		sfw_fde_init(&seg_fdes[i], pc, size, fres, 2);
+		pc += size + (i % 3 == 2 && i != n1 - 1 ? 2 : 0);
+	}
+	te[1] = pc;
+	return sfw_write(s, buf, sizeof(buf));
+}
+
+/* @ip must have the rule of function @f of two FREs, or none if NULL */
+static void expect_fn(const struct sframe_section *sec, unsigned long ip,
+		      const struct sfw_fde *f, const char *what)
+{
+	if (f) {
+		expect_both(sec, ip, two_fre_rule(f, ip), what);
+	} else {
+		expect_err(sec, ip, true, -ENOENT, NULL, what);
+		expect_err(sec, ip, false, -ENOENT, NULL, what);
+	}
+}
+
+/* The same with one lookup, no budget checks: for millions of them */
+static void expect_fn_quick(const struct sframe_section *sec,
+			    unsigned long ip, const struct sfw_fde *f,
+			    const char *what)
+{
+	uint32_t budget = PLENTY;
+	struct sframe_rule got;
+	int ret;
+
+	test_reject_clear();
+	ret = sframe_find_rule(sec, ip, true, &got, &budget);
+	if (f) {
+		struct sframe_rule want = two_fre_rule(f, ip);
+
+		CHECK(!ret && rule_eq(&got, &want), "%s: ip %#lx: %s", what,
+		      ip, err_str(ret));
+	} else {
+		CHECK(ret == -ENOENT && !test_last_reject(),
+		      "%s: ip %#lx: %s", what, ip, err_str(ret));
+	}
+}
+
+/*
+ * One object with two executable segments: the ELF loader and codectl
+ * register its .sframe section once for each, with that segment's text
+ * range.  Each PC of both segments and of the gap between them must find
+ * its function through the registration of its own segment, and nothing
+ * through the other one; and the section is never found corrupt, although
+ * the search reads FDEs of the other segment (its interpolation guess lands
+ * there, and blocks of 8 straddle the boundary).  Small arrays, and large
+ * ones where the search starts on its grid (SFRAME_GRID_MIN_FDES), looked
+ * up at every PC once, and in full (both frame kinds, budget checks) at the
+ * functions near the boundary and at one in 997.
+ */
+static void test_segments(void)
+{
+	static const unsigned int sizes[][2] = {
+		{ 1, 1 }, { 3, 9 }, { 9, 3 }, { 20, 20 }, { 70000, 70000 },
+	};
+	const unsigned long a = 0x10000000UL;
+	unsigned long ts[2], te[2], ip, reads, lookups;
+	struct sframe_section sec[2];
+	unsigned int v, k, r, i, n, n1;
+	struct sfw_sec s;
+	char what[64];
+	size_t len;
+	int ret;
+
+	for (v = 2; v <= 3; v++) {
+		for (k = 0; k < ARRAY_SIZE(sizes); k++) {
+			n1 = sizes[k][0];
+			n = n1 + sizes[k][1];
+			snprintf(what, sizeof(what), "segments v%u %u+%u", v,
+				 n1, sizes[k][1]);
+			len = segments_section(&s, v, a, n1, sizes[k][1], ts,
+					       te);
+			CHECK(len, "%s: does not fit", what);
+			if (!len || !setup_ok(&sec[0], buf, len, a, ts[0],
+					      te[0], what))
+				continue;
+			ret = sframe_section_init(&sec[1], a, a + len, ts[1],
+						  te[1]);
+			CHECK(!ret, "%s: segment 2: setup %s", what,
+			      err_str(ret));
+			reads = 0;
+			lookups = 0;
+			for (ip = ts[0] - 4, i = 0; ip < te[1] + 4; ip++) {
+				const struct sfw_fde *f;
+				bool full;
+
+				while (i < n && ip >= seg_fdes[i].start +
+							seg_fdes[i].size)
+					i++;
+				f = i < n && ip >= seg_fdes[i].start ?
+				    &seg_fdes[i] : NULL;
+				full = n < 1000 || i % 997 == 0 ||
+				       (i + 16 > n1 && i < n1 + 16);
+				for (r = 0; r < 2; r++) {
+					bool mine = ip >= ts[r] && ip < te[r];
+					const struct sfw_fde *in = mine ? f : NULL;
+
+					if (full) {
+						expect_fn(&sec[r], ip, in, what);
+						continue;
+					}
+					reads -= test_mem_reads();
+					expect_fn_quick(&sec[r], ip, in, what);
+					reads += test_mem_reads();
+					lookups += mine;
+				}
+			}
+			CHECK(lookup_rejects == 0, "%s: %lu rejects", what,
+			      lookup_rejects);
+			if (n >= 1000)
+				printf("# %s: %.2f reads a lookup\n", what,
+				       (double)reads / lookups);
+		}
+	}
+}
+
+/* Function @i of a section made by gas: its start and size */
+static void real_fde(const uint8_t *b, unsigned long addr, unsigned int i,
+		     unsigned long *start, uint32_t *size)
+{
+	const unsigned int esz = b[2] == 2 ? 20 : 16;
+	size_t off = 28 + b[7] + (b[20] | b[21] << 8) + i * esz;
+	uint64_t v = 0;
+	unsigned int k;
+
+	for (k = 0; k < (esz == 20 ? 4u : 8u); k++)
+		v |= (uint64_t)b[off + k] << 8 * k;
+	if (esz == 20)
+		v = (uint64_t)(int64_t)(int32_t)v;
+	*start = (b[3] & SFW_F_PCREL ? addr + off : addr) + v;
+	off += esz == 20 ? 4 : 8;
+	for (*size = 0, k = 0; k < 4; k++)
+		*size |= (uint32_t)b[off + k] << 8 * k;
+}
+
+/*
+ * The sections gas made, registered as two text ranges split at every
+ * byte: each PC finds through the range it is in what it finds through the
+ * whole text, or -ENOENT where its function straddles the split.
+ */
+static void real_split(const char *what, const uint8_t *b, size_t len,
+		       unsigned long addr, unsigned long ts, unsigned long size)
+{
+	struct sframe_rule want[2][256], got;
+	struct sframe_section whole, part;
+	unsigned long start[64], split, ip;
+	const char *why[2][256], *reason;
+	unsigned int nfdes = b[8], i, top;
+	uint32_t fsize[64], cost;
+	int ret[2][256], r;
+
+	if (size > 256 || nfdes > 64 ||
+	    !setup_ok(&whole, b, len, addr, ts, ts + size, what))
+		return;
+	for (i = 0; i < nfdes; i++)
+		real_fde(b, addr, i, &start[i], &fsize[i]);
+	for (ip = ts; ip < ts + size; ip++)
+		for (top = 0; top < 2; top++)
+			ret[top][ip - ts] = lookup(&whole, ip, top,
+						   &want[top][ip - ts],
+						   &why[top][ip - ts], &cost,
+						   what);
+	for (split = ts + 1; split < ts + size; split++) {
+		for (ip = ts; ip < ts + size; ip++) {
+			unsigned long ps = ip < split ? ts : split;
+			unsigned long pe = ip < split ? split : ts + size;
+			bool cut = false;
+
+			/* The function of ip, if any, crosses the split */
+			for (i = 0; i < nfdes; i++)
+				if (ip - start[i] < fsize[i])
+					cut = start[i] < ps ||
+					      start[i] + fsize[i] > pe;
+			r = sframe_section_init(&part, addr, addr + len, ps,
+						pe);
+			CHECK(!r, "%s split at %#lx: setup %s", what, split,
+			      err_str(r));
+			for (top = 0; top < 2; top++) {
+				int exp = cut ? -ENOENT : ret[top][ip - ts];
+
+				r = lookup(&part, ip, top, &got, &reason,
+					   &cost, what);
+				CHECK(r == exp &&
+				      str_eq(reason,
+					     cut ? NULL : why[top][ip - ts]) &&
+				      (r || rule_eq(&got, &want[top][ip - ts])),
+				      "%s split at %#lx: ip %#lx%s: %s, want %s",
+				      what, split, ip, top ? " (top)" : "",
+				      err_str(r), err_str(exp));
+			}
+		}
+	}
+}
+
+static void test_real_split(void)
+{
+	real_split("real v2 split", x86_64_v2_bytes, sizeof(x86_64_v2_bytes),
+		   x86_64_v2_addr, x86_64_v2_text_start, x86_64_v2_text_size);
+	real_split("real v3 split", x86_64_v3_bytes, sizeof(x86_64_v3_bytes),
+		   x86_64_v3_addr, x86_64_v3_text_start, x86_64_v3_text_size);
+	real_split("real aarch64 split", aarch64_v3_bytes,
+		   sizeof(aarch64_v3_bytes), aarch64_v3_addr,
+		   aarch64_v3_text_start, aarch64_v3_text_size);
+}
+
+/*
+ * gcc 14 emits an empty FDE for a function whose body is unreachable, at
+ * the start of the next function: an FDE may start where an empty one
+ * does, wherever the pair lies in the search's blocks.  Two functions that
+ * share a start otherwise, or overlap, are corrupt.
+ */
+static void test_empty_fdes(void)
+{
+	const unsigned long a = 0x10000UL, t = 0x20000UL;
+	static struct sfw_fde fdes[21], fdes2[64];
+	static struct sfw_fre fres[2];
+	struct sframe_section sec;
+	unsigned int v, k, i, j;
+	unsigned long ip;
+	struct sfw_sec s;
+	char what[64];
+	size_t len;
+
+	fres[0] = sfw_fre(0, false, 1, 8);
+	fres[1] = sfw_fre(1, false, 2, 16, -16);
+	for (v = 2; v <= 3; v++) {
+		/* 20 functions, and an empty one where function k starts */
+		for (k = 0; k < 20; k++) {
+			snprintf(what, sizeof(what), "empty FDE v%u %u", v, k);
+			sfw_sec_init(&s, v, SFW_ABI_AMD64_LE, a, fdes, 21);
+			for (i = 0, j = 0; i < 20; i++) {
+				if (i == k)
+					sfw_fde_init(&fdes[j++], t + 0x20 * i,
+						     0, fres, 2);
+				sfw_fde_init(&fdes[j++], t + 0x20 * i, 0x10,
+					     fres, 2);
+			}
+			len = sfw_write(&s, buf, sizeof(buf));
+			if (!setup_ok(&sec, buf, len, a, t, t + 0x280, what))
+				continue;
+			for (ip = t - 1, j = 0; ip <= t + 0x280; ip++) {
+				while (j < 21 && ip >= fdes[j].start +
+							fdes[j].size)
+					j++;
+				expect_fn(&sec, ip, j < 21 &&
+					  ip >= fdes[j].start ? &fdes[j] : NULL,
+					  what);
+			}
+			CHECK(lookup_rejects == 0, "%s: %lu rejects", what,
+			      lookup_rejects);
+		}
+
+		/* The empty one before function 5 not empty: both at t + 0xa0 */
+		for (i = 0, j = 0; i < 20; i++) {
+			if (i == 5)
+				sfw_fde_init(&fdes[j++], t + 0x20 * i, 0, fres,
+					     2);
+			sfw_fde_init(&fdes[j++], t + 0x20 * i, 0x10, fres, 2);
+		}
+		fdes[5].size = 1;
+		len = sfw_write(&s, buf, sizeof(buf));
+		if (setup_ok(&sec, buf, len, a, t, t + 0x280, "equal starts")) {
+			expect_err(&sec, t + 0xa0, true, -EBADMSG, FDE_ORDER,
+				   "equal starts");
+			expect_err(&sec, t + 0xa5, true, -EBADMSG, FDE_ORDER,
+				   "equal starts");
+		}
+		/* Function 4 runs into function 5, the empty one */
+		fdes[5].size = 0;
+		fdes[4].size = 0x21;
+		len = sfw_write(&s, buf, sizeof(buf));
+		if (setup_ok(&sec, buf, len, a, t, t + 0x280, "overlap")) {
+			expect_err(&sec, t + 0x85, true, -EBADMSG, FDE_ORDER,
+				   "overlap");
+			expect_err(&sec, t + 0xa5, true, -EBADMSG, FDE_ORDER,
+				   "overlap");
+		}
+
+		/*
+		 * Function 54 runs into function 55, which the search read
+		 * before: 32 functions spread over 3/4 of the text, 32 packed
+		 * in the rest, so that the first block for function 54 lands
+		 * past it, on 55 to 62, and the second one ends with 54.
+		 */
+		sfw_sec_init(&s, v, SFW_ABI_AMD64_LE, a, fdes2, 64);
+		for (i = 0; i < 64; i++)
+			sfw_fde_init(&fdes2[i], i < 32 ? t + 0x60 * i :
+					t + 0xc00 + 0x20 * (i - 32), 0x10, fres, 2);
+		ip = fdes2[54].start + 1;
+		len = sfw_write(&s, buf, sizeof(buf));
+		if (setup_ok(&sec, buf, len, a, t, t + 0x1000, "overlap 54")) {
+			expect_both(&sec, ip, two_fre_rule(&fdes2[54], ip),
+				    "overlap 54");
+			CHECK(last_reads == 3, "overlap 54: %lu reads, not 3",
+			      last_reads);
+		}
+		fdes2[54].size = 0x21;
+		len = sfw_write(&s, buf, sizeof(buf));
+		if (setup_ok(&sec, buf, len, a, t, t + 0x1000, "overlap 54"))
+			expect_err(&sec, ip, true, -EBADMSG, FDE_ORDER,
+				   "overlap 54");
+	}
 }
 
 /*
@@ -1351,12 +1723,15 @@ int main(int argc, char **argv)
 	test_fixed_fp();
 	test_flex();
 	test_real();
+	test_real_split();
 	test_many_fdes();
 	test_skewed_fdes();
 	test_random_fdes();
+	test_segments();
 	test_faults();
 	test_fre_readahead();
 	test_changes();
+	test_empty_fdes();
 	test_budget();
 	test_header();
 	return finish("unit");
