@@ -667,22 +667,33 @@ static __always_inline u32 sframe_get_le(const u8 *p, unsigned int size)
 	return get_unaligned_le32(p);
 }
 
-/* Why an FRE start that failed the quick check of sframe_scan() is bad */
-static noinline int sframe_bad_fre_start(unsigned long start,
-					 unsigned long prev)
+/*
+ * Whether FRE @n, whose start failed the quick check of sframe_scan(), is
+ * bad.  Only the last FRE may start at the end of the function: gas emits
+ * such a row for CFI directives after the last instruction.  It describes
+ * no address of the function, and the scan stops there as at any FRE past
+ * the address.
+ */
+static noinline int sframe_check_fre_start(const struct sframe_fde *fde,
+					   u32 n, unsigned long start,
+					   unsigned long prev)
 {
-	if (start < prev)
+	if (start < prev) {
 		sframe_reject("FRE starts not in order");
-	else
+		return -EBADMSG;
+	}
+	if (start != fde->size || n != fde->num_fres - 1) {
 		sframe_reject("FRE start past the function");
-	return -EBADMSG;
+		return -EBADMSG;
+	}
+	return 0;
 }
 
 /*
  * Scan the FREs of @fde from @addr, at or past the start of the read-ahead
- * buffer, for the last one that starts at or before @pc, and decode it.
- * Each FRE read is charged to the walk's *@budget.  Inlined once per FRE
- * start size.
+ * buffer, for the last one that starts at or before @pc (below the function
+ * size), and decode it.  Each FRE read is charged to the walk's *@budget.
+ * Inlined once per FRE start size.
  */
 static __always_inline int sframe_scan(const struct sframe_section *sec,
 				       struct sframe_reader *r,
@@ -724,9 +735,12 @@ static __always_inline int sframe_scan(const struct sframe_section *sec,
 			sframe_reject("read past the FRE sub-section");
 			return -EBADMSG;
 		}
-		/* prev <= start <= the function size, in one test */
-		if (unlikely(start - prev > fde->size - prev))
-			return sframe_bad_fre_start(start, prev);
+		/* prev <= start < the function size, in one test */
+		if (unlikely(start - prev >= fde->size - prev)) {
+			ret = sframe_check_fre_start(fde, n, start, prev);
+			if (ret)
+				return ret;
+		}
 		if (start > pc)
 			break;
 		prev = start;

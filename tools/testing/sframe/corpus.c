@@ -403,7 +403,8 @@ static int ref_lookup(const struct ref *r, uint64_t ip, bool top,
 		if (start < prev)
 			return ref_fail(why, -EBADMSG,
 					"FRE starts not in order");
-		if (start > f.size)
+		/* Only the last FRE may start at the end (gas's last row) */
+		if (start > f.size || (start == f.size && i + 1 < f.num_fres))
 			return ref_fail(why, -EBADMSG,
 					"FRE start past the function");
 		if (start > pc)

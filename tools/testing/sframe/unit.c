@@ -61,6 +61,7 @@ static void expect_err(const struct sframe_section *sec, unsigned long ip,
 
 #define NOTOP	"register rule in a non-topmost frame"
 #define FDE_ORDER "FDEs out of order or overlapping"
+#define FRE_PAST "FRE start past the function"
 
 /* sframe-format.md section 1.9: the bytes libsframe's encoder made */
 static const uint8_t v3_example[56] = {
@@ -1491,6 +1492,78 @@ static void test_real_split(void)
 }
 
 /*
+ * gas emits a row at the end of a function for CFI directives that follow
+ * its last instruction (gas 2.47 and ld 2.47 keep it; ld 2.44 aborts on
+ * it): the last FRE may start at the function's size, and no address has
+ * its rule.  Any other FRE there, or one past the size, is corrupt: so are
+ * the FREs of a function that all start at its size.
+ */
+static void test_fre_at_end(void)
+{
+	const unsigned long a = 0x10000UL, t = 0x20000UL;
+	struct sframe_rule entry = x86_rule(false, 8, false, 0);
+	struct sframe_rule body = x86_rule(false, 16, true, -16);
+	struct sframe_section sec;
+	struct sfw_fre fres[4];
+	struct sfw_fde fde;
+	struct sfw_sec s;
+	unsigned int v, i;
+	size_t len;
+
+	for (v = 2; v <= 3; v++) {
+		sfw_sec_init(&s, v, SFW_ABI_AMD64_LE, a, &fde, 1);
+		sfw_fde_init(&fde, t, 0x10, fres, 3);
+		fres[0] = sfw_fre(0, false, 1, 8);
+		fres[1] = sfw_fre(4, false, 2, 16, -16);
+		fres[2] = sfw_fre(0x10, false, 1, 8);
+		len = sfw_write(&s, buf, sizeof(buf));
+		if (setup_ok(&sec, buf, len, a, t, t + 0x20, "FRE at end")) {
+			for (i = 0; i < 0x10; i++)
+				expect_both(&sec, t + i, i < 4 ? entry : body,
+					    "FRE at end");
+			expect_err(&sec, t + 0x10, true, -ENOENT, NULL,
+				   "FRE at end");
+			CHECK(lookup_rejects == 0, "FRE at end: %lu rejects",
+			      lookup_rejects);
+		}
+
+		/* Past the size, even the last one */
+		fres[2].start = 0x11;
+		len = sfw_write(&s, buf, sizeof(buf));
+		if (setup_ok(&sec, buf, len, a, t, t + 0x20, "FRE past end")) {
+			expect_both(&sec, t + 3, entry, "FRE past end");
+			expect_err(&sec, t + 4, true, -EBADMSG, FRE_PAST,
+				   "FRE past end");
+		}
+
+		/* At the size, but not the last */
+		fres[1].start = 0x10;
+		fres[2].start = 0x10;
+		len = sfw_write(&s, buf, sizeof(buf));
+		if (setup_ok(&sec, buf, len, a, t, t + 0x20, "FREs at end"))
+			for (i = 0; i < 0x10; i++)
+				expect_err(&sec, t + i, true, -EBADMSG,
+					   FRE_PAST, "FREs at end");
+
+		/* Every FRE at the size: the function's rows lie past it */
+		fres[0].start = 0x10;
+		len = sfw_write(&s, buf, sizeof(buf));
+		if (setup_ok(&sec, buf, len, a, t, t + 0x20, "all at end"))
+			for (i = 0; i < 0x10; i++)
+				expect_err(&sec, t + i, false, -EBADMSG,
+					   FRE_PAST, "all at end");
+
+		/* One FRE, at the size: no address has a rule */
+		fde.nfres = 1;
+		len = sfw_write(&s, buf, sizeof(buf));
+		if (setup_ok(&sec, buf, len, a, t, t + 0x20, "only at end"))
+			for (i = 0; i < 0x10; i++)
+				expect_err(&sec, t + i, true, -ENOENT, NULL,
+					   "only at end");
+	}
+}
+
+/*
  * gcc 14 emits an empty FDE for a function whose body is unreachable, at
  * the start of the next function: an FDE may start where an empty one
  * does, wherever the pair lies in the search's blocks.  Two functions that
@@ -1731,6 +1804,7 @@ int main(int argc, char **argv)
 	test_faults();
 	test_fre_readahead();
 	test_changes();
+	test_fre_at_end();
 	test_empty_fdes();
 	test_budget();
 	test_header();
