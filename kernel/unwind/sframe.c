@@ -4,10 +4,13 @@
  *
  * Every byte of a section comes from user memory: it is attacker-controlled
  * and may change between two reads.  So each value is checked at the read
- * that fetches it and never read twice, all arithmetic is overflow-checked,
- * every read goes through sframe_copy(), which keeps it inside the section,
- * and a lookup costs O(log FDEs) reads plus the FREs of one function, at
- * most SFRAME_MAX_FDE_FRES.
+ * that fetches it, and only that checked copy is used: a refill of the
+ * read-ahead, or the fetch of an FRE's words after the scan, may copy bytes
+ * again, but no value is taken from one copy and checked in another.  All
+ * arithmetic is overflow-checked, every read goes through sframe_copy(),
+ * which keeps it inside the section, and a lookup costs O(log FDEs) reads
+ * plus the FREs of one function, at most SFRAME_MAX_FDE_FRES, all charged to
+ * the work budget of the walk.
  */
 #define pr_fmt(fmt) "sframe: " fmt
 
