@@ -49,7 +49,10 @@ size_t ours_lookup(const uint64_t *pcs, size_t n, int64_t *out)
 	size_t i, found = 0;
 
 	for (i = 0; i < n; i++) {
-		int rc = sframe_find_rule(&bench_sec, pcs[i], true, &rule);
+		/* Each lookup is one frame of its own walk */
+		u32 budget = SFRAME_WALK_BUDGET;
+		int rc = sframe_find_rule(&bench_sec, pcs[i], true, &rule,
+					  &budget);
 
 		if (!rc)
 			found++;

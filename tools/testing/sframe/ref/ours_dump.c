@@ -89,11 +89,13 @@ int main(int argc, char **argv)
 		int t = sfelf_text_of(&e, pc);
 		struct sframe_rule rule;
 		struct canon_rule c;
+		u32 budget = SFRAME_WALK_BUDGET;
 
 		npcs++;
 		/* Outside the text: the first registration must refuse it */
 		memset(&rule, 0, sizeof(rule));
-		rc = sframe_find_rule(&sec[t < 0 ? 0 : t], pc, true, &rule);
+		rc = sframe_find_rule(&sec[t < 0 ? 0 : t], pc, true, &rule,
+				      &budget);
 		if (rc) {
 			if (rc == -ENOENT)
 				nenoent++;
