@@ -11,12 +11,11 @@
  * Locking
  * -------
  * Writers -- registration by the ELF loader and codectl(2), removal by
- * codectl(2) and by the munmap, mremap and mprotect hooks, the copy at fork
- * and the teardown at exit -- hold mmap_lock for writing.  That orders them
- * against each other and against the VMA changes they follow, and it
- * protects mm->sframe_count and mm->sframe_reach.  The tree's own
- * spinlock, taken by the mtree_* calls, only serializes the tree's
- * internals.
+ * codectl(2) and by the munmap and mremap hook, the copy at fork and the
+ * teardown at exit -- hold mmap_lock for writing.  That orders them against
+ * each other and against the VMA changes they follow, and it protects
+ * mm->sframe_count, mm->sframe_reach and mm->sframe_gen.  So the tree has
+ * no lock of its own: mmap_lock is its external lock, as for mm->mm_mt.
  *
  * Readers are the unwinder, which runs in task_work of current (faultable,
  * on the way back to user space), and /proc/<pid>/sframe.  The unwinder
@@ -27,10 +26,14 @@
  * for a lookup: removed entries are freed after an RCU grace period.  A
  * lookup that races with a removal may still read the old section through
  * its copy; the decoder treats those bytes like any other user input.
+ * An entry and what it points to (its struct sframe_objinfo) are freed
+ * after a grace period, so a reader under rcu_read_lock() may use both.
  *
  * The only state a lookup writes is the entry's BAD bit, set when the
  * decoder finds the section corrupt: that section then stops being used,
- * and nothing else is touched.
+ * and nothing else is touched.  The verdict names the entry by its
+ * generation, so a stale verdict never hits a newer registration of the
+ * same addresses.
  */
 #include <linux/kernel.h>
 #include <linux/maple_tree.h>
@@ -53,12 +56,14 @@
  * struct sframe_entry - one registered (text range, .sframe range) pair
  * @sec:	the decoder's view of the section, validated at registration
  * @flags:	SFRAME_ENTRY_* bits
- * @info:	what consumers may know about the object, or NULL
+ * @gen:	when it was registered, unique in its mm (mm->sframe_gen)
+ * @info:	how the registration names its object, or NULL
  * @rcu:	frees the entry after the readers that may still see it
  */
 struct sframe_entry {
 	struct sframe_section	sec;
 	unsigned long		flags;
+	u64			gen;
 	struct sframe_objinfo	*info;
 	struct rcu_head		rcu;
 };
@@ -71,15 +76,22 @@ void sframe_objinfo_put(struct sframe_objinfo *info)
 {
 	if (info && refcount_dec_and_test(&info->refs)) {
 		kfree(info->pathname);
-		kfree(info->debug_link);
 		kfree(info);
 	}
 }
 
+static void sframe_entry_free_rcu(struct rcu_head *rcu)
+{
+	struct sframe_entry *e = container_of(rcu, struct sframe_entry, rcu);
+
+	sframe_objinfo_put(e->info);
+	kfree(e);
+}
+
+/* Free an entry no longer in the tree, after the readers that may see it */
 static void sframe_entry_free(struct sframe_entry *e)
 {
-	sframe_objinfo_put(e->info);
-	kfree_rcu(e, rcu);
+	call_rcu(&e->rcu, sframe_entry_free_rcu);
 }
 
 /**
@@ -88,9 +100,11 @@ static void sframe_entry_free(struct sframe_entry *e)
  */
 void sframe_init_mm(struct mm_struct *mm)
 {
-	mt_init_flags(&mm->sframe_mt, MT_FLAGS_USE_RCU);
+	mt_init_flags(&mm->sframe_mt, MT_FLAGS_USE_RCU | MT_FLAGS_LOCK_EXTERN);
+	mt_set_external_lock(&mm->sframe_mt, &mm->mmap_lock);
 	mm->sframe_count = 0;
 	mm->sframe_reach = 0;
+	mm->sframe_gen = 0;
 }
 
 /* The span from the lowest to the highest byte of an entry's two ranges */
@@ -100,17 +114,24 @@ static unsigned long sframe_entry_reach(const struct sframe_entry *e)
 	       min(e->sec.text_start, e->sec.sframe_start);
 }
 
+/* Insert a complete entry; mmap_lock held for writing */
 static int sframe_insert(struct mm_struct *mm, struct sframe_entry *e)
 {
+	unsigned long last = e->sec.text_end - 1;
+	MA_STATE(mas, &mm->sframe_mt, e->sec.text_start, last);
 	int ret;
 
 	if (mm->sframe_count >= SFRAME_MAX_SECTIONS)
 		return -ENOSPC;
-	ret = mtree_insert_range(&mm->sframe_mt, e->sec.text_start,
-				 e->sec.text_end - 1, e, GFP_KERNEL_ACCOUNT);
+	if (mas_find(&mas, last))
+		return -EEXIST;
+	e->gen = ++mm->sframe_gen;
+	mas_set_range(&mas, e->sec.text_start, last);
+	ret = mas_store_gfp(&mas, e, GFP_KERNEL_ACCOUNT);
 	if (ret)
 		return ret;
-	mm->sframe_count++;
+	/* current_has_sframe() reads it without the lock */
+	WRITE_ONCE(mm->sframe_count, mm->sframe_count + 1);
 	mm->sframe_reach = max(mm->sframe_reach, sframe_entry_reach(e));
 	return 0;
 }
@@ -216,9 +237,12 @@ int sframe_add_section(struct mm_struct *mm, unsigned long sframe_start,
 
 static void sframe_erase(struct mm_struct *mm, struct sframe_entry *e)
 {
-	mtree_erase(&mm->sframe_mt, e->sec.text_start);
+	MA_STATE(mas, &mm->sframe_mt, e->sec.text_start, e->sec.text_start);
+
+	mas_erase(&mas);
+	WRITE_ONCE(mm->sframe_count, mm->sframe_count - 1);
 	/* The reach only grows, but an empty registry starts over. */
-	if (!--mm->sframe_count)
+	if (!mm->sframe_count)
 		mm->sframe_reach = 0;
 	sframe_entry_free(e);
 }
@@ -254,17 +278,18 @@ static bool ranges_overlap(unsigned long a_start, unsigned long a_end,
 }
 
 /**
- * sframe_unmap_range - drop the registrations an address range change breaks
+ * sframe_unmap_range - drop the registrations an unmapped range breaks
  * @mm:		the address space; mmap_lock held for writing
- * @start:	start of the range that is unmapped or remapped
+ * @start:	start of the range that is unmapped or moved away
  * @end:	its end (exclusive)
- * @text_only:	only the text changed (mprotect removing exec), not the data
  *
  * Called by munmap, mremap and mmap over existing mappings (through the
- * common munmap completion), and by mprotect when it removes PROT_EXEC.
- * A registration whose text -- or, unless @text_only, whose .sframe --
- * intersects the range describes memory that is no longer what was
- * registered, so it goes.
+ * common munmap completion), and at fork for what the child does not
+ * inherit.  A registration whose text or .sframe intersects the range
+ * describes memory that is no longer what was registered, so it goes.
+ * A change of protection keeps it: the bytes stay where they were, and
+ * a W^X cycle (RX, RW, RX) of a JIT or of ld.so applying text relocations
+ * must not lose it.
  *
  * Only the entries whose text lies within mm->sframe_reach of the range
  * are looked at: the tree finds them by text range, and a .sframe range
@@ -274,9 +299,9 @@ static bool ranges_overlap(unsigned long a_start, unsigned long a_end,
  * entries, SFRAME_MAX_SECTIONS at most.
  */
 void sframe_unmap_range(struct mm_struct *mm, unsigned long start,
-			unsigned long end, bool text_only)
+			unsigned long end)
 {
-	unsigned long reach = text_only ? 0 : mm->sframe_reach;
+	unsigned long reach = mm->sframe_reach;
 	unsigned long index, last;
 	struct sframe_entry *e;
 
@@ -289,9 +314,8 @@ void sframe_unmap_range(struct mm_struct *mm, unsigned long start,
 	mt_for_each(&mm->sframe_mt, e, index, last) {
 		if (ranges_overlap(start, end, e->sec.text_start,
 				   e->sec.text_end) ||
-		    (!text_only &&
-		     ranges_overlap(start, end, e->sec.sframe_start,
-				    e->sec.sframe_end)))
+		    ranges_overlap(start, end, e->sec.sframe_start,
+				   e->sec.sframe_end))
 			sframe_erase(mm, e);
 	}
 }
@@ -302,20 +326,24 @@ void sframe_unmap_range(struct mm_struct *mm, unsigned long start,
  * @oldmm:	the parent's mm; mmap_lock held for writing
  *
  * Called by dup_mmap() once the VMAs are copied.  A registration whose
- * memory the child did not inherit (MADV_DONTFORK) is not copied.
+ * memory the child did not inherit (MADV_DONTFORK) is not kept.  One pass
+ * over the registrations and one over the parent's VMAs, whatever the
+ * ranges span.
  *
  * Return: 0 or -ENOMEM; on error the child's partial registry is freed with
  * the rest of its mm.
  */
 int sframe_dup_mm(struct mm_struct *mm, struct mm_struct *oldmm)
 {
+	VMA_ITERATOR(vmi, oldmm, 0);
+	struct vm_area_struct *vma;
 	struct sframe_entry *old, *e;
 	unsigned long index = 0;
 	int ret;
 
+	if (!oldmm->sframe_count)
+		return 0;
 	mt_for_each(&oldmm->sframe_mt, old, index, ULONG_MAX) {
-		if (sframe_check_ranges(mm, &old->sec))
-			continue;
 		e = kzalloc_obj(*e, GFP_KERNEL_ACCOUNT);
 		if (!e)
 			return -ENOMEM;
@@ -331,6 +359,9 @@ int sframe_dup_mm(struct mm_struct *mm, struct mm_struct *oldmm)
 		if (e->info)
 			refcount_inc(&e->info->refs);
 	}
+	for_each_vma(vmi, vma)
+		if (vma->vm_flags & VM_DONTCOPY)
+			sframe_unmap_range(mm, vma->vm_start, vma->vm_end);
 	return 0;
 }
 
@@ -345,24 +376,25 @@ void sframe_free_mm(struct mm_struct *mm)
 
 	mt_for_each(&mm->sframe_mt, e, index, ULONG_MAX)
 		sframe_entry_free(e);
-	mtree_destroy(&mm->sframe_mt);
+	__mt_destroy(&mm->sframe_mt);
 }
 
-/* The decoder found @sec corrupt: stop using it, and say so once. */
-static void sframe_mark_bad(struct mm_struct *mm,
-			    const struct sframe_section *sec, int err)
+/*
+ * The decoder found the section of entry @gen, which covers @ip, corrupt:
+ * stop using it.  /proc/<pid>/sframe shows it as "bad"; the message is a
+ * debug one, as any process can make as many as it likes.
+ */
+static void sframe_mark_bad(struct mm_struct *mm, unsigned long ip, u64 gen)
 {
 	struct sframe_entry *e;
 
 	rcu_read_lock();
-	e = mtree_load(&mm->sframe_mt, sec->text_start);
-	if (e && e->sec.text_start == sec->text_start &&
-	    e->sec.sframe_start == sec->sframe_start &&
-	    !test_and_set_bit(SFRAME_ENTRY_BAD, &e->flags))
-		pr_warn_ratelimited("%s[%d]: corrupt .sframe at 0x%lx-0x%lx for text 0x%lx-0x%lx (%d), falling back to frame pointers\n",
-				    current->comm, task_pid_nr(current),
-				    sec->sframe_start, sec->sframe_end,
-				    sec->text_start, sec->text_end, err);
+	e = mtree_load(&mm->sframe_mt, ip);
+	if (e && e->gen == gen && !test_and_set_bit(SFRAME_ENTRY_BAD, &e->flags))
+		pr_debug("%s[%d]: corrupt .sframe at 0x%lx-0x%lx for text 0x%lx-0x%lx\n",
+			 current->comm, task_pid_nr(current),
+			 e->sec.sframe_start, e->sec.sframe_end,
+			 e->sec.text_start, e->sec.text_end);
 	rcu_read_unlock();
 }
 
@@ -372,18 +404,21 @@ static void sframe_mark_bad(struct mm_struct *mm,
  *		a frame below the topmost one its return address minus one
  * @topmost:	the frame is the one user space was interrupted in
  * @rule:	filled with the rule on success
+ * @budget:	the work the walk may still do, see sframe_find_rule()
  *
  * Runs in faultable context: the decoder reads current's user memory.
  *
  * Return: 0, -ENOENT when no usable section covers @ip, or the decoder's
- * error for this frame (-EFAULT, -EBADMSG, -EOPNOTSUPP).  A section found
- * corrupt is not used again.
+ * error for this frame (-EFAULT, -EBADMSG, -EOPNOTSUPP, -E2BIG).  A
+ * section found corrupt is not used again.
  */
-int sframe_find(unsigned long ip, bool topmost, struct sframe_rule *rule)
+int sframe_find(unsigned long ip, bool topmost, struct sframe_rule *rule,
+		u32 *budget)
 {
 	struct mm_struct *mm = current->mm;
 	struct sframe_section sec;
 	struct sframe_entry *e;
+	u64 gen;
 	int ret;
 
 	might_fault();
@@ -397,11 +432,12 @@ int sframe_find(unsigned long ip, bool topmost, struct sframe_rule *rule)
 		return -ENOENT;
 	}
 	sec = e->sec;
+	gen = e->gen;
 	rcu_read_unlock();
 
-	ret = sframe_find_rule(&sec, ip, topmost, rule);
+	ret = sframe_find_rule(&sec, ip, topmost, rule, budget);
 	if (ret == -EBADMSG)
-		sframe_mark_bad(mm, &sec, ret);
+		sframe_mark_bad(mm, ip, gen);
 	return ret;
 }
 
@@ -414,7 +450,11 @@ bool current_has_sframe(void)
 {
 	struct mm_struct *mm = current->mm;
 
-	return mm && !mtree_empty(&mm->sframe_mt);
+	/*
+	 * A hint, read without the lock: a registration racing with the walk
+	 * may or may not be seen, as if it came just before or after.
+	 */
+	return mm && READ_ONCE(mm->sframe_count);
 }
 
 #ifdef CONFIG_PROC_FS
@@ -447,29 +487,66 @@ static void sframe_show_entry(struct seq_file *m, struct mm_struct *mm,
 	seq_putc(m, '\n');
 }
 
-/**
- * sframe_proc_show - show the SFrame registrations of an address space
- * @m:		the seq_file of /proc/<pid>/sframe
- * @mm:		the address space; the caller holds a reference to its users
- *
+/*
+ * /proc/<pid>/sframe is read in chunks under mmap_lock, as maps is: the
+ * position is the text address to show next, so that a reader that drops
+ * the lock between chunks resumes where it was.
+ */
+static void *sframe_proc_start(struct seq_file *m, loff_t *pos)
+{
+	struct sframe_proc_iter *it = m->private;
+	unsigned long index = *pos;
+
+	if (!it->mm || !mmget_not_zero(it->mm))
+		return NULL;
+	if (mmap_read_lock_killable(it->mm)) {
+		mmput(it->mm);
+		return ERR_PTR(-EINTR);
+	}
+	it->locked = true;
+	return mt_find(&it->mm->sframe_mt, &index, ULONG_MAX);
+}
+
+static void *sframe_proc_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	struct sframe_proc_iter *it = m->private;
+	const struct sframe_entry *e = v;
+	unsigned long index = e->sec.text_end;
+
+	*pos = index;
+	return mt_find(&it->mm->sframe_mt, &index, ULONG_MAX);
+}
+
+static void sframe_proc_stop(struct seq_file *m, void *v)
+{
+	struct sframe_proc_iter *it = m->private;
+
+	if (it->locked) {
+		it->locked = false;
+		mmap_read_unlock(it->mm);
+		mmput(it->mm);
+	}
+}
+
+static int sframe_proc_show(struct seq_file *m, void *v)
+{
+	struct sframe_proc_iter *it = m->private;
+
+	sframe_show_entry(m, it->mm, v);
+	return 0;
+}
+
+/*
  * One line per registration: text range, section range, SFrame version,
  * who registered it (exec or codectl), whether the unwinder still uses it
  * ("ok") or found it corrupt ("bad"), the build ID if known, and the
  * object's path.  Access was checked when the file was opened, as for
  * /proc/<pid>/maps.
- *
- * Return: 0, or -EINTR when killed while waiting for mmap_lock.
  */
-int sframe_proc_show(struct seq_file *m, struct mm_struct *mm)
-{
-	struct sframe_entry *e;
-	unsigned long index = 0;
-
-	if (mmap_read_lock_killable(mm))
-		return -EINTR;
-	mt_for_each(&mm->sframe_mt, e, index, ULONG_MAX)
-		sframe_show_entry(m, mm, e);
-	mmap_read_unlock(mm);
-	return 0;
-}
+const struct seq_operations sframe_proc_seq_ops = {
+	.start	= sframe_proc_start,
+	.next	= sframe_proc_next,
+	.stop	= sframe_proc_stop,
+	.show	= sframe_proc_show,
+};
 #endif /* CONFIG_PROC_FS */

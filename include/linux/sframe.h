@@ -119,55 +119,62 @@ int sframe_find_rule(const struct sframe_section *sec, unsigned long ip,
  */
 
 struct mm_struct;
-struct seq_file;
+struct seq_operations;
 
 /* How many sections one mm may register: bounds memory and munmap work. */
 #define SFRAME_MAX_SECTIONS	1024
 
 #ifdef CONFIG_UNWIND_USER_SFRAME
 
+#include <linux/buildid.h>
 #include <linux/refcount.h>
 
-/* The longest build ID a registration carries (CODECTL_BUILD_ID_MAX). */
-#define SFRAME_BUILD_ID_MAX	64
+/* The longest build ID a registration carries, as the kernel's own. */
+#define SFRAME_BUILD_ID_MAX	BUILD_ID_SIZE_MAX
 
 /**
- * struct sframe_objinfo - what consumers may know of a registered object
- * @refs:	entries sharing it: the text ranges of one object, and copies
- *		made at fork
- * @elf_start:	first byte of the object's mapping, or 0
- * @elf_end:	end of the object's mapping, or 0
+ * struct sframe_objinfo - how a registration names its object
+ * @refs:	references: the registrations of the object's text ranges,
+ *		and their copies in children made by fork
  * @build_id_len: length of @build_id, 0 when unknown
- * @debug_link_crc: CRC of the separate debug file named by @debug_link
  * @build_id:	the object's build ID
  * @pathname:	the object's path name, or NULL
- * @debug_link:	the name of its separate debug file, or NULL
+ *
+ * What the registering process says of its object: a claim, not a fact.
  */
 struct sframe_objinfo {
 	refcount_t	refs;
-	unsigned long	elf_start;
-	unsigned long	elf_end;
 	u32		build_id_len;
-	u32		debug_link_crc;
 	u8		build_id[SFRAME_BUILD_ID_MAX];
 	char		*pathname;
-	char		*debug_link;
 };
 
 void sframe_init_mm(struct mm_struct *mm);
 int sframe_dup_mm(struct mm_struct *mm, struct mm_struct *oldmm);
 void sframe_free_mm(struct mm_struct *mm);
 void sframe_unmap_range(struct mm_struct *mm, unsigned long start,
-			unsigned long end, bool text_only);
+			unsigned long end);
 int sframe_add_section(struct mm_struct *mm, unsigned long sframe_start,
 		       unsigned long sframe_end, unsigned long text_start,
 		       unsigned long text_end, struct sframe_objinfo *info,
 		       bool user);
 int sframe_remove_section(struct mm_struct *mm, unsigned long text_start);
 void sframe_objinfo_put(struct sframe_objinfo *info);
-int sframe_find(unsigned long ip, bool topmost, struct sframe_rule *rule);
+int sframe_find(unsigned long ip, bool topmost, struct sframe_rule *rule,
+		u32 *budget);
 bool current_has_sframe(void);
-int sframe_proc_show(struct seq_file *m, struct mm_struct *mm);
+
+/**
+ * struct sframe_proc_iter - the state of a /proc/<pid>/sframe reader
+ * @mm:		the address space shown, pinned by the open file
+ * @locked:	its mmap_lock is held, between ->start() and ->stop()
+ */
+struct sframe_proc_iter {
+	struct mm_struct	*mm;
+	bool			locked;
+};
+
+extern const struct seq_operations sframe_proc_seq_ops;
 
 #else /* !CONFIG_UNWIND_USER_SFRAME */
 
@@ -179,7 +186,7 @@ static inline int sframe_dup_mm(struct mm_struct *mm, struct mm_struct *oldmm)
 
 static inline void sframe_free_mm(struct mm_struct *mm) { }
 static inline void sframe_unmap_range(struct mm_struct *mm, unsigned long start,
-				      unsigned long end, bool text_only) { }
+				      unsigned long end) { }
 static inline bool current_has_sframe(void) { return false; }
 
 #endif /* CONFIG_UNWIND_USER_SFRAME */

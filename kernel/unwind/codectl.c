@@ -12,8 +12,10 @@
  * Every argument is checked: a registration only ever affects the calling
  * process's own unwinds, and what it costs the kernel is bounded per mm.
  */
+#include <linux/compat.h>
 #include <linux/err.h>
 #include <linux/limits.h>
+#include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/sframe.h>
 #include <linux/slab.h>
@@ -46,45 +48,52 @@ static int codectl_copy_info(void *dst, size_t ksize, size_t ver0,
 	return copy_struct_from_user(dst, ksize, uinfo, usize);
 }
 
-/* A NUL-terminated user string of at most @max bytes, or NULL for none. */
+/*
+ * A NUL-terminated user string of at most @max bytes with its NUL, or NULL
+ * for none.  Not strndup_user(): the copy is charged to the caller's memory
+ * cgroup, as the registration that keeps it is.
+ */
 static char *codectl_strdup(u64 uptr, long max)
 {
+	const char __user *ustr = u64_to_user_ptr(uptr);
+	long len;
 	char *s;
 
 	if (!uptr)
 		return NULL;
-	s = strndup_user(u64_to_user_ptr(uptr), max);
-	if (IS_ERR(s) && PTR_ERR(s) == -EINVAL)
+	len = strnlen_user(ustr, max);
+	if (!len)
+		return ERR_PTR(-EFAULT);
+	if (len > max)
 		return ERR_PTR(-ENAMETOOLONG);
+	s = kmalloc(len, GFP_KERNEL_ACCOUNT);
+	if (!s)
+		return ERR_PTR(-ENOMEM);
+	if (copy_from_user(s, ustr, len)) {
+		kfree(s);
+		return ERR_PTR(-EFAULT);
+	}
+	/* The string may have changed since it was measured. */
+	s[len - 1] = '\0';
 	return s;
 }
 
-/* What a registration says about its object, for consumers to name it. */
+/* How a registration names its object, for tools that show stacks. */
 static struct sframe_objinfo *codectl_objinfo(const struct codectl_sframe *arg)
 {
 	struct sframe_objinfo *info;
 	int ret;
 
-	/* Nothing after the four ranges: no description. */
-	if (!memchr_inv((const void *)arg + CODECTL_SFRAME_SIZE_VER0, 0,
-			sizeof(*arg) - CODECTL_SFRAME_SIZE_VER0))
-		return NULL;
-
-	/* The object's mapping, when given, holds the text. */
-	if ((arg->file_start || arg->file_end) &&
-	    (arg->file_start > arg->text_start || arg->file_end < arg->text_end))
-		return ERR_PTR(-EINVAL);
 	if (arg->build_id_len > CODECTL_BUILD_ID_MAX ||
 	    !arg->build_id != !arg->build_id_len)
 		return ERR_PTR(-EINVAL);
+	if (!arg->pathname && !arg->build_id)
+		return NULL;
 
 	info = kzalloc_obj(*info, GFP_KERNEL_ACCOUNT);
 	if (!info)
 		return ERR_PTR(-ENOMEM);
 	refcount_set(&info->refs, 1);
-	info->elf_start = arg->file_start;
-	info->elf_end = arg->file_end;
-	info->debug_link_crc = arg->debug_link_crc;
 	info->build_id_len = arg->build_id_len;
 	if (arg->build_id_len &&
 	    copy_from_user(info->build_id, u64_to_user_ptr(arg->build_id),
@@ -96,12 +105,6 @@ static struct sframe_objinfo *codectl_objinfo(const struct codectl_sframe *arg)
 	if (IS_ERR(info->pathname)) {
 		ret = PTR_ERR(info->pathname);
 		info->pathname = NULL;
-		goto err;
-	}
-	info->debug_link = codectl_strdup(arg->debug_link, NAME_MAX + 1);
-	if (IS_ERR(info->debug_link)) {
-		ret = PTR_ERR(info->debug_link);
-		info->debug_link = NULL;
 		goto err;
 	}
 	return info;
@@ -121,6 +124,11 @@ static int codectl_register_sframe(const void __user *uinfo, size_t size)
 	if (ret)
 		return ret;
 
+	/* Addresses may be tagged, as for munmap() and mprotect(). */
+	arg.text_start = untagged_addr(arg.text_start);
+	arg.text_end = untagged_addr(arg.text_end);
+	arg.sframe_start = untagged_addr(arg.sframe_start);
+	arg.sframe_end = untagged_addr(arg.sframe_end);
 	/* Non-empty ranges of user addresses that do not wrap. */
 	if (arg.text_start >= arg.text_end ||
 	    arg.sframe_start >= arg.sframe_end ||
@@ -149,7 +157,8 @@ static int codectl_unregister(const void __user *uinfo, size_t size)
 				uinfo, size);
 	if (ret)
 		return ret;
-	return sframe_remove_section(current->mm, arg.text_start);
+	return sframe_remove_section(current->mm,
+				     untagged_addr(arg.text_start));
 }
 
 /**
@@ -167,6 +176,12 @@ SYSCALL_DEFINE4(codectl, unsigned int, option, const void __user *, info,
 {
 	if (flags)
 		return -EINVAL;
+	/*
+	 * The unwinder walks SFrame stacks of 64-bit tasks only: a compat
+	 * task's registration would pin memory for nothing.
+	 */
+	if (in_compat_syscall())
+		return -EOPNOTSUPP;
 
 	switch (option) {
 	case CODECTL_REGISTER_SFRAME:

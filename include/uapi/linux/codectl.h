@@ -23,38 +23,32 @@
  * @text_end:		end of the text range (exclusive)
  * @sframe_start:	first byte of the .sframe section, 4-byte aligned
  * @sframe_end:		end of the section (exclusive)
- * @file_start:		optional: first byte of the object's mapping, or 0
- * @file_end:		optional: end of the object's mapping, or 0
  * @pathname:		optional: pointer to the object's path, a NUL-terminated
  *			string of at most PATH_MAX bytes with the NUL, or 0
  * @build_id:		optional: pointer to the object's build ID, or 0
- * @debug_link:		optional: pointer to the name of its separate debug
- *			file (.gnu_debuglink), NUL-terminated, or 0
  * @build_id_len:	length of @build_id, at most CODECTL_BUILD_ID_MAX
- * @debug_link_crc:	CRC32 from .gnu_debuglink
  *
  * An object with several executable ranges registers each of them, with the
  * same SFrame section.  Pointers are passed as __u64.  Fields added later go
  * at the end; the kernel accepts any size from CODECTL_SFRAME_SIZE_VER0 on.
+ * The path and build ID are what the caller says of its object: tools show
+ * them, but must not trust them to open files.
  */
 struct codectl_sframe {
 	__u64	text_start;
 	__u64	text_end;
 	__u64	sframe_start;
 	__u64	sframe_end;
-	__u64	file_start;
-	__u64	file_end;
 	__u64	pathname;
 	__u64	build_id;
-	__u64	debug_link;
-	__u32	build_id_len;
-	__u32	debug_link_crc;
+	__u64	build_id_len;
 };
 
 #define CODECTL_SFRAME_SIZE_VER0	32	/* the four ranges */
-#define CODECTL_SFRAME_SIZE_VER1	80	/* and the object's description */
+#define CODECTL_SFRAME_SIZE_VER1	56	/* and the object's names */
 
-#define CODECTL_BUILD_ID_MAX		64
+/* The longest build ID: a SHA-1, as the kernel's own (BUILD_ID_SIZE_MAX) */
+#define CODECTL_BUILD_ID_MAX		20
 
 /**
  * struct codectl_unregister - the registration to remove
