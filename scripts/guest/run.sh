@@ -3,7 +3,8 @@
 #
 # Runs in the test guest, from the work share mounted at /mnt: mount the
 # kernel's file systems, run the job the host put in /mnt/job.sh, record its
-# exit code, and power off.
+# exit code, look for leaks with kmemleak where the kernel has it, and power
+# off.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C.UTF-8
 mount -t sysfs sysfs /sys
@@ -18,10 +19,23 @@ ln -sf /proc/self/fd/2 /dev/stderr
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
 hostname sframe-guest
-echo "sframe-guest: running job on $(uname -r)"
+leaks=/sys/kernel/debug/kmemleak
+# What boot allocated is not the job's: only leaks from here on count.
+[ -w $leaks ] && echo clear >$leaks
+echo "sframe-guest: running job on $(uname -r) with $(nproc) CPUs"
 cd /mnt
 sh /mnt/job.sh </dev/null
 echo $? >/mnt/job.rc
+if [ -w $leaks ]; then
+	# An object is reported once it stayed unreferenced over two scans
+	# some seconds apart; the report goes to the console for run-guest.
+	echo scan >$leaks
+	sleep 6
+	echo scan >$leaks
+	cat $leaks >/mnt/kmemleak.txt
+	echo "sframe-guest: kmemleak: $(grep -c 'unreferenced object' /mnt/kmemleak.txt) leaks"
+	sed -n '1,60p' /mnt/kmemleak.txt
+fi
 sync
 echo "sframe-guest: job done, rc $(cat /mnt/job.rc)"
 /bin/busybox reboot -f
