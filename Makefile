@@ -7,7 +7,7 @@
 S := scripts
 
 .PHONY: help demo check check-fast check-kernel check-series kernel tree sparse \
-	refresh series bench roots clean
+	refresh series bench distro roots clean
 
 help:
 	@echo 'SFrame user-space unwinding for Linux 7.3: targets'
@@ -22,6 +22,7 @@ help:
 	@echo '  make series        write the git format-patch series and cover letter to out/series'
 	@echo '  make bench         decoder benchmark: ours vs libsframe, ns per lookup'
 	@echo '  make sparse        sparse (C=2) on the files of the series, in the test kernel build'
+	@echo '  make distro        W=1 build of the series objects with Debian'"'"'s config and allmodconfig'
 	@echo '  make roots         make the Debian roots (trixie, sid) if missing'
 	@echo '  make clean         remove out/ (caches stay in ~/.cache/sframe-linux)'
 
@@ -54,6 +55,9 @@ sparse:
 
 bench:
 	$(S)/bench
+
+distro: tree
+	$(S)/build-distro
 
 roots:
 	$(S)/mkroot trixie
