@@ -49,20 +49,28 @@ struct sframe_section {
 	s8		fixed_ra_offset;
 };
 
-/* How the caller's value of a register is recovered from a frame. */
+/*
+ * How the caller's value of a register is recovered from a frame: which
+ * value, plus the offset, and then the word at that address if deref.
+ */
 enum sframe_loc_kind {
 	SFRAME_LOC_SAME,	/* unchanged: the callee did not save it */
 	SFRAME_LOC_UNDEFINED,	/* no value: the RA of an outermost frame */
-	SFRAME_LOC_CFA,		/* CFA + offset, read from there if @deref */
-	SFRAME_LOC_REG,		/* @reg + offset, read from there if @deref */
+	SFRAME_LOC_CFA,		/* the CFA */
+	SFRAME_LOC_SP,		/* the frame's stack pointer */
+	SFRAME_LOC_FP,		/* the frame's frame pointer */
+	SFRAME_LOC_REG,		/* register @reg: the topmost frame only */
 };
 
 /**
  * struct sframe_loc - where one register of the caller is found
  * @kind:	enum sframe_loc_kind
- * @reg:	DWARF register number, for SFRAME_LOC_REG
+ * @reg:	for SFRAME_LOC_REG, the DWARF number of a register of the
+ *		section's architecture other than the stack and frame
+ *		pointers; 0 for the other kinds
  * @deref:	the value is the word at the computed address
- * @offset:	signed byte offset added to the base
+ * @offset:	signed byte offset added to the base; for SFRAME_LOC_SAME and
+ *		SFRAME_LOC_UNDEFINED, @deref and @offset are 0
  */
 struct sframe_loc {
 	u8	kind;
@@ -79,14 +87,22 @@ struct sframe_loc {
 
 /**
  * struct sframe_rule - how to unwind one frame
- * @cfa:	the canonical frame address; always SFRAME_LOC_REG
- * @ra:		the return address
- * @fp:		the caller's frame pointer
+ * @cfa:	the canonical frame address: SFRAME_LOC_SP, SFRAME_LOC_FP or
+ *		SFRAME_LOC_REG
+ * @ra:		the return address: SFRAME_LOC_UNDEFINED if and only if
+ *		SFRAME_RULE_OUTERMOST is set, else never SFRAME_LOC_SAME, and
+ *		dereferenced unless SFRAME_LOC_REG (a return address is not a
+ *		stack address)
+ * @fp:		the caller's frame pointer, never SFRAME_LOC_UNDEFINED
  * @flags:	SFRAME_RULE_* flags
  *
- * Register numbers are DWARF numbers of the section's architecture.  For a
- * frame that is not the topmost one, the decoder only returns rules based on
- * the stack and frame pointers, the only registers the unwinder recovers.
+ * The stack and frame pointers of the frame are SFRAME_LOC_SP and
+ * SFRAME_LOC_FP, whatever their DWARF numbers on the section's architecture,
+ * so that an unwinder needs none.  SFRAME_LOC_REG names any other register,
+ * which only the topmost frame has (the interrupted user context): the
+ * decoder returns it for the topmost frame only, and refuses the rule of
+ * any other frame that needs it (see sframe_find_rule()).  The unwinder
+ * need not check that again.  SFRAME_LOC_CFA is only used for @ra and @fp.
  */
 struct sframe_rule {
 	struct sframe_loc	cfa;

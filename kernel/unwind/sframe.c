@@ -39,11 +39,15 @@
  * 64-bit architecture.  Then an address plus a size from the section
  * cannot overflow, and a function start, an address plus an offset that the
  * decoder adds modulo 2^64, lies below 2^63 only if the exact sum does.
+ * That needs a 64-bit unsigned long: UNWIND_USER_SFRAME depends on 64BIT.
  */
 #define SFRAME_ADDR_LIMIT	BIT(63)
-static_assert(sizeof(unsigned long) == 8);
 
-/* What the decoder needs to know about an ABI */
+/*
+ * What the decoder needs to know about an ABI: the only place that maps the
+ * DWARF numbers of the stack and frame pointers to SFRAME_LOC_SP and
+ * SFRAME_LOC_FP.
+ */
 struct sframe_abi {
 	u8	sp;		/* DWARF number of the stack pointer */
 	u8	fp;		/* ... of the frame pointer */
@@ -896,9 +900,9 @@ static int sframe_default_rule(const struct sframe_section *sec,
 		sframe_reject("too many data words");
 		return -EBADMSG;
 	}
-	base = (fre->info & SFRAME_FRE_INFO_BASE_SP) ? abi->sp : abi->fp;
-	sframe_set(&rule->cfa, SFRAME_LOC_REG, base, false,
-		   sframe_offset(fre, 0));
+	base = (fre->info & SFRAME_FRE_INFO_BASE_SP) ? SFRAME_LOC_SP :
+						       SFRAME_LOC_FP;
+	sframe_set(&rule->cfa, base, 0, false, sframe_offset(fre, 0));
 	if (ra_tracked && fre->nwords > i)
 		sframe_set(&rule->ra, SFRAME_LOC_CFA, 0, true,
 			   sframe_offset(fre, i++));
@@ -912,11 +916,16 @@ static int sframe_default_rule(const struct sframe_section *sec,
 	return 0;
 }
 
-/* Decode the flex rule whose control word is @ctrl */
+/*
+ * Decode the flex rule whose control word is @ctrl.  A rule based on the
+ * stack or frame pointer becomes SFRAME_LOC_SP or SFRAME_LOC_FP, so that
+ * SFRAME_LOC_REG is left for the registers that only the topmost frame has.
+ */
 static int sframe_flex_loc(const struct sframe_abi *abi, u32 ctrl,
 			   s32 offset, struct sframe_loc *loc)
 {
 	bool deref = ctrl & SFRAME_FLEX_DEREF_P;
+	u32 reg = SFRAME_FLEX_REGNUM(ctrl);
 
 	if (ctrl & SFRAME_FLEX_RESERVED) {
 		sframe_reject("unknown flex control bits");
@@ -926,12 +935,16 @@ static int sframe_flex_loc(const struct sframe_abi *abi, u32 ctrl,
 		sframe_set(loc, SFRAME_LOC_CFA, 0, deref, offset);
 		return 0;
 	}
-	if (SFRAME_FLEX_REGNUM(ctrl) > abi->max_reg) {
+	if (reg > abi->max_reg) {
 		sframe_reject("unsupported flex register");
 		return -EOPNOTSUPP;
 	}
-	sframe_set(loc, SFRAME_LOC_REG, SFRAME_FLEX_REGNUM(ctrl), deref,
-		   offset);
+	if (reg == abi->sp)
+		sframe_set(loc, SFRAME_LOC_SP, 0, deref, offset);
+	else if (reg == abi->fp)
+		sframe_set(loc, SFRAME_LOC_FP, 0, deref, offset);
+	else
+		sframe_set(loc, SFRAME_LOC_REG, reg, deref, offset);
 	return 0;
 }
 
@@ -990,10 +1003,8 @@ static int sframe_flex_rule(const struct sframe_section *sec,
 		return ret;
 	if (ret) {
 		sframe_default_ra(sec, abi, rule);
-	} else if (!rule->ra.deref &&
-		   (rule->ra.kind == SFRAME_LOC_CFA ||
-		    rule->ra.reg == abi->sp || rule->ra.reg == abi->fp)) {
-		/* A return address that is a stack address is no rule. */
+	} else if (!rule->ra.deref && rule->ra.kind != SFRAME_LOC_REG) {
+		/* An RA that is a stack address (CFA, SP, FP + n) is no rule */
 		sframe_reject("RA rule is a stack address");
 		return -EOPNOTSUPP;
 	}
@@ -1011,14 +1022,6 @@ static int sframe_flex_rule(const struct sframe_section *sec,
 	return 0;
 }
 
-/* Only SP and FP are known in frames other than the topmost one. */
-static bool sframe_loc_unwindable(const struct sframe_abi *abi,
-				  const struct sframe_loc *loc)
-{
-	return loc->kind != SFRAME_LOC_REG || loc->reg == abi->sp ||
-	       loc->reg == abi->fp;
-}
-
 /**
  * sframe_find_rule() - look up how to unwind the frame at an address
  * @sec:	a section set up by sframe_section_init()
@@ -1033,11 +1036,18 @@ static bool sframe_loc_unwindable(const struct sframe_abi *abi,
  * A search over the FDEs and a scan of one function's FREs; each value read
  * is checked as it is read.  Only an FDE that lies wholly inside the text
  * range covers an address: the section may describe other text too, as an
- * object registers it once for each executable segment.  For a frame that
- * is not the topmost one, only rules based on the stack and frame pointers
- * are returned.  The lookups of one walk share a budget, started at
- * SFRAME_WALK_BUDGET, which bounds the work of the walk whatever the
- * sections hold.  Context: may fault (reads user memory).
+ * object registers it once for each executable segment.
+ *
+ * This is the one place that decides which registers a frame has.  Rules
+ * based on the stack and frame pointers come as SFRAME_LOC_SP and
+ * SFRAME_LOC_FP, and SFRAME_LOC_REG (a DWARF number) only names another
+ * register, which only the topmost frame has: for a frame that is not the
+ * topmost one, a rule that needs such a register is refused with
+ * -EOPNOTSUPP, so that the caller never sees SFRAME_LOC_REG there.
+ *
+ * The lookups of one walk share a budget, started at SFRAME_WALK_BUDGET,
+ * which bounds the work of the walk whatever the sections hold.  Context:
+ * may fault (reads user memory).
  *
  * Return: 0 if a rule was found; -ENOENT if nothing covers @ip; -EFAULT if
  * reading the section faulted; -EBADMSG if the section is corrupt;
@@ -1079,7 +1089,7 @@ int sframe_find_rule(const struct sframe_section *sec, unsigned long ip,
 	/* No data words: the RA is undefined, this is the outermost frame. */
 	if (!fre.nwords) {
 		rule->flags |= SFRAME_RULE_OUTERMOST;
-		sframe_set(&rule->cfa, SFRAME_LOC_REG, abi->sp, false, 0);
+		sframe_set(&rule->cfa, SFRAME_LOC_SP, 0, false, 0);
 		sframe_set(&rule->ra, SFRAME_LOC_UNDEFINED, 0, false, 0);
 		sframe_set(&rule->fp, SFRAME_LOC_SAME, 0, false, 0);
 		return 0;
@@ -1092,10 +1102,11 @@ int sframe_find_rule(const struct sframe_section *sec, unsigned long ip,
 	if (ret)
 		return ret;
 
+	/* Only SP and FP are known in frames other than the topmost one. */
 	if (!topmost &&
-	    !(sframe_loc_unwindable(abi, &rule->cfa) &&
-	      sframe_loc_unwindable(abi, &rule->ra) &&
-	      sframe_loc_unwindable(abi, &rule->fp))) {
+	    (rule->cfa.kind == SFRAME_LOC_REG ||
+	     rule->ra.kind == SFRAME_LOC_REG ||
+	     rule->fp.kind == SFRAME_LOC_REG)) {
 		sframe_reject("register rule in a non-topmost frame");
 		return -EOPNOTSUPP;
 	}

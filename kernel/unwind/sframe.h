@@ -159,7 +159,11 @@ static_assert(sizeof(struct sframe_fde_v3_attr) == 5);
 #define SFRAME_FLEX_RESERVED		0x4
 #define SFRAME_FLEX_REGNUM(ctrl)	((ctrl) >> 3)
 
-/* DWARF register numbers that rules use */
+/*
+ * DWARF register numbers that rules use.  Only struct sframe_abi's
+ * initializers in sframe.c read them: the decoder returns the stack and
+ * frame pointers as SFRAME_LOC_SP and SFRAME_LOC_FP.
+ */
 #define SFRAME_DWARF_X86_64_RBP		6
 #define SFRAME_DWARF_X86_64_RSP		7
 #define SFRAME_DWARF_X86_64_MAX_GPR	15	/* r15 */

@@ -10,14 +10,14 @@ unsigned long nr_checks, nr_failures;
 struct sframe_rule x86_rule(bool fp_base, int32_t cfa, bool fp_saved,
 			    int32_t fp)
 {
-	return mkrule(LOC_REG(fp_base ? X86_RBP : X86_RSP, false, cfa),
+	return mkrule(fp_base ? LOC_FP(false, cfa) : LOC_SP(false, cfa),
 		      LOC_CFA(true, -8),
 		      fp_saved ? LOC_CFA(true, fp) : LOC_SAME, 0);
 }
 
-struct sframe_rule outermost_rule(uint8_t sp, uint32_t flags)
+struct sframe_rule outermost_rule(uint32_t flags)
 {
-	return mkrule(LOC_REG(sp, false, 0), LOC_UNDEF, LOC_SAME,
+	return mkrule(LOC_SP(false, 0), LOC_UNDEF, LOC_SAME,
 		      SFRAME_RULE_OUTERMOST | flags);
 }
 
@@ -35,19 +35,31 @@ bool rule_eq(const struct sframe_rule *a, const struct sframe_rule *b)
 
 static int loc_str(const struct sframe_loc *l, char *buf, size_t len)
 {
+	char reg[16];
+	const char *base = reg;
+
 	switch (l->kind) {
 	case SFRAME_LOC_SAME:
 		return snprintf(buf, len, "same");
 	case SFRAME_LOC_UNDEFINED:
 		return snprintf(buf, len, "undef");
 	case SFRAME_LOC_CFA:
-		return snprintf(buf, len, "%scfa%+d%s", l->deref ? "*(" : "",
-				l->offset, l->deref ? ")" : "");
+		base = "cfa";
+		break;
+	case SFRAME_LOC_SP:
+		base = "sp";
+		break;
+	case SFRAME_LOC_FP:
+		base = "fp";
+		break;
 	case SFRAME_LOC_REG:
-		return snprintf(buf, len, "%sr%u%+d%s", l->deref ? "*(" : "",
-				l->reg, l->offset, l->deref ? ")" : "");
+		snprintf(reg, sizeof(reg), "r%u", l->reg);
+		break;
+	default:
+		return snprintf(buf, len, "kind%u?", l->kind);
 	}
-	return snprintf(buf, len, "kind%u?", l->kind);
+	return snprintf(buf, len, "%s%s%+d%s", l->deref ? "*(" : "", base,
+			l->offset, l->deref ? ")" : "");
 }
 
 const char *rule_str(const struct sframe_rule *r, char *buf, size_t len)

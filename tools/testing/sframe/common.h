@@ -25,14 +25,17 @@ extern unsigned long nr_checks, nr_failures;
 	}								\
 } while (0)
 
-/* DWARF register numbers */
+/* DWARF register numbers, for the flex rules the tests write */
 #define X86_RBP		6
 #define X86_RSP		7
 #define A64_FP		29
 #define A64_LR		30
 #define A64_SP		31
 
+/* Rule locations: LOC_REG() is for registers other than SP and FP */
 #define LOC_REG(r, d, o) ((struct sframe_loc){ SFRAME_LOC_REG, (r), (d), (o) })
+#define LOC_SP(d, o)	((struct sframe_loc){ SFRAME_LOC_SP, 0, (d), (o) })
+#define LOC_FP(d, o)	((struct sframe_loc){ SFRAME_LOC_FP, 0, (d), (o) })
 #define LOC_CFA(d, o)	((struct sframe_loc){ SFRAME_LOC_CFA, 0, (d), (o) })
 #define LOC_SAME	((struct sframe_loc){ SFRAME_LOC_SAME, 0, false, 0 })
 #define LOC_UNDEF	((struct sframe_loc){ SFRAME_LOC_UNDEFINED, 0, false, 0 })
@@ -49,8 +52,8 @@ static inline struct sframe_rule mkrule(struct sframe_loc cfa,
 /* x86-64 default-FDE rule: CFA = SP/FP + off, RA at CFA - 8, FP if saved */
 struct sframe_rule x86_rule(bool fp_base, int32_t cfa, bool fp_saved,
 			    int32_t fp);
-/* The outermost-frame rule */
-struct sframe_rule outermost_rule(uint8_t sp, uint32_t flags);
+/* The outermost-frame rule: CFA = SP, RA undefined, FP unchanged */
+struct sframe_rule outermost_rule(uint32_t flags);
 
 bool rule_eq(const struct sframe_rule *a, const struct sframe_rule *b);
 /* Format a rule into @buf, for diagnostics */

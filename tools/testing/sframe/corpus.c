@@ -184,19 +184,32 @@ static struct sframe_loc loc(uint8_t kind, uint8_t reg, bool deref, int off)
 	return l;
 }
 
-/* A flex rule from a control word; 1 if padding/absent */
-static int ref_flex(unsigned int ctrl, int off, unsigned int max,
+/* DWARF numbers of an ABI's stack and frame pointers, and the last GPR */
+struct ref_regs {
+	unsigned int	sp, fp, max;
+};
+
+/*
+ * A flex rule from a control word: the stack and frame pointers are
+ * SFRAME_LOC_SP and SFRAME_LOC_FP, only other registers SFRAME_LOC_REG.
+ */
+static int ref_flex(unsigned int ctrl, int off, const struct ref_regs *regs,
 		    struct sframe_loc *l, const char **why)
 {
+	unsigned int reg = ctrl >> 3;
+
 	if (ctrl & 4)
 		return ref_fail(why, -EOPNOTSUPP, "unknown flex control bits");
-	if (!(ctrl & 1)) {
+	if (!(ctrl & 1))
 		*l = loc(SFRAME_LOC_CFA, 0, ctrl & 2, off);
-		return 0;
-	}
-	if ((ctrl >> 3) > max)
+	else if (reg > regs->max)
 		return ref_fail(why, -EOPNOTSUPP, "unsupported flex register");
-	*l = loc(SFRAME_LOC_REG, ctrl >> 3, ctrl & 2, off);
+	else if (reg == regs->sp)
+		*l = loc(SFRAME_LOC_SP, 0, ctrl & 2, off);
+	else if (reg == regs->fp)
+		*l = loc(SFRAME_LOC_FP, 0, ctrl & 2, off);
+	else
+		*l = loc(SFRAME_LOC_REG, reg, ctrl & 2, off);
 	return 0;
 }
 
@@ -333,8 +346,8 @@ static int ref_lookup(const struct ref *r, uint64_t ip, bool top,
 		      uint64_t *cost)
 {
 	const bool x86 = r->abi == 3;
-	const unsigned int sp = x86 ? 7 : 31, fp = x86 ? 6 : 29;
-	const unsigned int max_reg = x86 ? 15 : 31;
+	const struct ref_regs regs = x86 ? (struct ref_regs){ 7, 6, 15 } :
+					   (struct ref_regs){ 31, 29, 31 };
 	uint64_t off, pc, prev = 0, match = 0;
 	unsigned int ssz, info = 0, n, ws, i;
 	struct ref_fde f = { 0 };
@@ -432,7 +445,7 @@ static int ref_lookup(const struct ref *r, uint64_t ip, bool top,
 			       (f.info & 0x20 ? SFRAME_RULE_PAUTH_KEY_B : 0);
 	if (!n) {
 		rule->flags |= SFRAME_RULE_OUTERMOST;
-		rule->cfa = loc(SFRAME_LOC_REG, sp, false, 0);
+		rule->cfa = loc(SFRAME_LOC_SP, 0, false, 0);
 		rule->ra = loc(SFRAME_LOC_UNDEFINED, 0, false, 0);
 		rule->fp = loc(SFRAME_LOC_SAME, 0, false, 0);
 		return 0;
@@ -446,8 +459,8 @@ static int ref_lookup(const struct ref *r, uint64_t ip, bool top,
 		i = 1;
 		if (n > 1u + !r->fixed_ra + !r->fixed_fp)
 			return ref_fail(why, -EBADMSG, "too many data words");
-		rule->cfa = loc(SFRAME_LOC_REG, info & 1 ? sp : fp, false,
-				sext(w[0], ws));
+		rule->cfa = loc(info & 1 ? SFRAME_LOC_SP : SFRAME_LOC_FP, 0,
+				false, sext(w[0], ws));
 		if (!r->fixed_ra && n > i)
 			rule->ra = loc(SFRAME_LOC_CFA, 0, true,
 				       sext(w[i++], ws));
@@ -462,7 +475,7 @@ static int ref_lookup(const struct ref *r, uint64_t ip, bool top,
 		if (!(w[0] & 1))
 			return ref_fail(why, -EBADMSG,
 					"flex CFA rule not register-based");
-		ret = ref_flex(w[0], sext(w[1], ws), max_reg, &rule->cfa, why);
+		ret = ref_flex(w[0], sext(w[1], ws), &regs, &rule->cfa, why);
 		if (ret)
 			return ret;
 		for (i = 2, k = 0; k < 2 && i < n; k++) {
@@ -473,14 +486,14 @@ static int ref_lookup(const struct ref *r, uint64_t ip, bool top,
 			if (i + 1 >= n)
 				return ref_fail(why, -EBADMSG,
 						"truncated flex rule");
-			ret = ref_flex(w[i], sext(w[i + 1], ws), max_reg,
+			ret = ref_flex(w[i], sext(w[i + 1], ws), &regs,
 				       dst[k], why);
 			if (ret)
 				return ret;
 			i += 2;
+			/* CFA, SP or FP + n is a stack address */
 			if (k == 0 && !rule->ra.deref &&
-			    (rule->ra.kind == SFRAME_LOC_CFA ||
-			     rule->ra.reg == sp || rule->ra.reg == fp))
+			    rule->ra.kind != SFRAME_LOC_REG)
 				return ref_fail(why, -EOPNOTSUPP,
 						"RA rule is a stack address");
 		}
@@ -492,8 +505,7 @@ static int ref_lookup(const struct ref *r, uint64_t ip, bool top,
 						  &rule->fp };
 
 		for (i = 0; i < 3; i++)
-			if (l[i]->kind == SFRAME_LOC_REG && l[i]->reg != sp &&
-			    l[i]->reg != fp)
+			if (l[i]->kind == SFRAME_LOC_REG)
 				return ref_fail(why, -EOPNOTSUPP,
 						"register rule in a non-topmost frame");
 	}
@@ -549,7 +561,7 @@ static void add_fre(struct base *b, struct sfw_fre fre, struct sframe_rule r)
 
 static void make_bases(void)
 {
-	struct sframe_rule a64_lr = mkrule(LOC_REG(A64_SP, false, 0),
+	struct sframe_rule a64_lr = mkrule(LOC_SP(false, 0),
 					   LOC_REG(A64_LR, false, 0),
 					   LOC_SAME, 0);
 	struct sframe_rule r;
@@ -567,7 +579,7 @@ static void make_bases(void)
 	add_fre(b, sfw_fre(4, true, 2, 16, -16), x86_rule(true, 16, true, -16));
 	add_fde(b, TEXT + 0x30, 0x10);
 	add_fre(b, sfw_fre(0, false, 1, 8), x86_rule(false, 8, false, 0));
-	add_fre(b, sfw_fre(3, false, 0), outermost_rule(X86_RSP, 0));
+	add_fre(b, sfw_fre(3, false, 0), outermost_rule(0));
 	add_fde(b, TEXT + 0x50, 0x30);
 	add_fre(b, sfw_fre(0, false, 1, 8), x86_rule(false, 8, false, 0));
 	add_fre(b, sfw_fre(0x10, false, 1, 0x1000),
@@ -584,7 +596,7 @@ static void make_bases(void)
 	add_fre(b, sfw_fre(4, true, 2, 16, -16), x86_rule(true, 16, true, -16));
 	add_fde(b, TEXT + 0x30, 0x10);
 	add_fre(b, sfw_fre(0, false, 1, 8), x86_rule(false, 8, false, 0));
-	add_fre(b, sfw_fre(3, false, 0), outermost_rule(X86_RSP, 0));
+	add_fre(b, sfw_fre(3, false, 0), outermost_rule(0));
 	f = add_fde(b, TEXT + 0x50, 0x30);
 	f->pcmask = true;
 	f->rep_size = 16;
@@ -603,11 +615,11 @@ static void make_bases(void)
 	add_fre(b, fre, r);
 	fre = sfw_fre(8, false, 3, 64, -56, -64);
 	fre.mangled = true;
-	r = mkrule(LOC_REG(A64_SP, false, 64), LOC_CFA(true, -56),
+	r = mkrule(LOC_SP(false, 64), LOC_CFA(true, -56),
 		   LOC_CFA(true, -64),
 		   SFRAME_RULE_RA_MANGLED | SFRAME_RULE_PAUTH_KEY_B);
 	add_fre(b, fre, r);
-	r = mkrule(LOC_REG(A64_FP, false, 64), LOC_CFA(true, -56),
+	r = mkrule(LOC_FP(false, 64), LOC_CFA(true, -56),
 		   LOC_CFA(true, -64), 0);
 	add_fre(b, sfw_fre(0x30, true, 3, 64, -56, -64), r);
 	add_fde(b, TEXT + 0x40, 0x8);
@@ -618,11 +630,11 @@ static void make_bases(void)
 	add_fde(b, TEXT, 0x20);
 	add_fre(b, sfw_fre(0, false, 1, 0), a64_lr);
 	add_fre(b, sfw_fre(8, false, 3, 32, -8, -16),
-		mkrule(LOC_REG(A64_SP, false, 32), LOC_CFA(true, -8),
+		mkrule(LOC_SP(false, 32), LOC_CFA(true, -8),
 		       LOC_CFA(true, -16), 0));
 	add_fde(b, TEXT + 0x20, 0x10);
 	add_fre(b, sfw_fre(0, true, 2, 16, -8),
-		mkrule(LOC_REG(A64_FP, false, 16), LOC_CFA(true, -8),
+		mkrule(LOC_FP(false, 16), LOC_CFA(true, -8),
 		       LOC_SAME, 0));
 
 	/* x86-64 V3 flex: DRAP rows */
@@ -635,8 +647,8 @@ static void make_bases(void)
 		mkrule(LOC_REG(10, false, 0), LOC_CFA(true, -8), LOC_SAME, 0));
 	add_fre(b, sfw_fre(0x1e, false, 5, SFW_CTRL(6, 1, 1), -8, 0,
 			   SFW_CTRL(6, 1, 1), 0),
-		mkrule(LOC_REG(X86_RBP, true, -8), LOC_CFA(true, -8),
-		       LOC_REG(X86_RBP, true, 0), 0));
+		mkrule(LOC_FP(true, -8), LOC_CFA(true, -8),
+		       LOC_FP(true, 0), 0));
 
 	/* Seven functions, for the binary search */
 	for (i = 2; i <= 3; i++) {
@@ -810,8 +822,9 @@ static void cat_base(void)
 				char b1[160], b2[160];
 				int ret;
 
-				top = !!(want->ra.kind == SFRAME_LOC_REG ||
-					 want->cfa.reg == 10);
+				top = want->cfa.kind == SFRAME_LOC_REG ||
+				      want->ra.kind == SFRAME_LOC_REG ||
+				      want->fp.kind == SFRAME_LOC_REG;
 				ret = sframe_find_rule(&sec, ip, top, &got,
 						       &budget);
 				CHECK(!ret && rule_eq(&got, want),

@@ -6,11 +6,12 @@
  * section, so a read outside it aborts; on top of that, every result must
  * keep the contract:
  * - the error codes and reject reasons are the documented ones;
- * - a rule is well-formed: the CFA is register-based, an outermost frame
- *   has an undefined RA and only it does, flags are known, PAC flags only on
- *   AArch64, and a frame that is not the topmost uses SP and FP only;
+ * - a rule is well-formed: the CFA is based on SP, FP or another register,
+ *   SFRAME_LOC_REG never names SP or FP and only comes in the topmost
+ *   frame, an outermost frame has an undefined RA and only it does, flags
+ *   are known, PAC flags only on AArch64;
  * - topmost only widens: the non-topmost lookup gives the topmost result,
- *   or -EOPNOTSUPP when the topmost rule uses other registers;
+ *   or -EOPNOTSUPP exactly when the topmost rule has an SFRAME_LOC_REG;
  * - lookups are deterministic, and cost O(log FDEs) reads for the FDEs;
  * - the work budget: a lookup charges at most a block of FDEs a read and
  *   one unit an FRE; with exactly the work it took it gives the same result,
@@ -34,13 +35,19 @@
 static bool loc_ok(const struct sframe_loc *l, bool top, unsigned int sp,
 		   unsigned int fp, unsigned int max_reg)
 {
-	if (l->kind > SFRAME_LOC_REG)
-		return false;
-	if (l->kind == SFRAME_LOC_REG && l->reg > max_reg)
-		return false;
-	if (!top && l->kind == SFRAME_LOC_REG && l->reg != sp && l->reg != fp)
-		return false;
-	return true;
+	switch (l->kind) {
+	case SFRAME_LOC_SAME:
+	case SFRAME_LOC_UNDEFINED:
+		return !l->reg && !l->deref && !l->offset;
+	case SFRAME_LOC_CFA:
+	case SFRAME_LOC_SP:
+	case SFRAME_LOC_FP:
+		return !l->reg;
+	case SFRAME_LOC_REG:
+		/* Another register than SP and FP: the topmost frame only */
+		return top && l->reg <= max_reg && l->reg != sp && l->reg != fp;
+	}
+	return false;
 }
 
 static void check_rule(const struct sframe_section *sec,
@@ -51,7 +58,8 @@ static void check_rule(const struct sframe_section *sec,
 	const unsigned int fp = x86 ? X86_RBP : A64_FP;
 	const unsigned int max_reg = x86 ? 15 : 31;
 
-	ASSERT(r->cfa.kind == SFRAME_LOC_REG);
+	ASSERT(r->cfa.kind == SFRAME_LOC_SP || r->cfa.kind == SFRAME_LOC_FP ||
+	       r->cfa.kind == SFRAME_LOC_REG);
 	ASSERT(loc_ok(&r->cfa, top, sp, fp, max_reg));
 	ASSERT(loc_ok(&r->ra, top, sp, fp, max_reg));
 	ASSERT(loc_ok(&r->fp, top, sp, fp, max_reg));
@@ -63,12 +71,19 @@ static void check_rule(const struct sframe_section *sec,
 	if (r->flags & SFRAME_RULE_OUTERMOST) {
 		ASSERT(r->ra.kind == SFRAME_LOC_UNDEFINED);
 	} else {
-		ASSERT(r->ra.kind == SFRAME_LOC_CFA ||
-		       r->ra.kind == SFRAME_LOC_REG);
+		ASSERT(r->ra.kind != SFRAME_LOC_SAME &&
+		       r->ra.kind != SFRAME_LOC_UNDEFINED);
 		/* A return address is never a stack address */
 		ASSERT(r->ra.deref || r->ra.kind == SFRAME_LOC_REG);
 		ASSERT(r->fp.kind != SFRAME_LOC_UNDEFINED);
 	}
+}
+
+/* The rule needs a register that only the topmost frame has */
+static bool rule_has_reg(const struct sframe_rule *r)
+{
+	return r->cfa.kind == SFRAME_LOC_REG || r->ra.kind == SFRAME_LOC_REG ||
+	       r->fp.kind == SFRAME_LOC_REG;
 }
 
 static int fuzz_lookup(const struct sframe_section *sec, unsigned long ip,
@@ -181,9 +196,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* Topmost only widens what is allowed */
 		if (ret)
 			ASSERT(ret2 == ret);
+		else if (rule_has_reg(&top_rule))
+			ASSERT(ret2 == -EOPNOTSUPP);
 		else
-			ASSERT(ret2 == -EOPNOTSUPP ||
-			       (!ret2 && rule_eq(&rule, &top_rule)));
+			ASSERT(!ret2 && rule_eq(&rule, &top_rule));
 		if (ip < ts || ip >= te)
 			ASSERT(ret == -ENOENT);
 	}

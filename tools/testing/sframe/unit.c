@@ -293,8 +293,8 @@ static void test_outermost(void)
 		len = sfw_write(&s, buf, sizeof(buf));
 		if (!setup_ok(&sec, buf, len, a, t, t + 0x10, "outermost"))
 			continue;
-		expect_both(&sec, t, outermost_rule(X86_RSP, 0), "outermost");
-		expect_both(&sec, t + 7, outermost_rule(X86_RSP, 0),
+		expect_both(&sec, t, outermost_rule(0), "outermost");
+		expect_both(&sec, t + 7, outermost_rule(0),
 			    "outermost");
 		expect_both(&sec, t + 8, x86_rule(false, 16, false, 0),
 			    "outermost");
@@ -305,7 +305,7 @@ static void test_outermost(void)
 static void test_signal(void)
 {
 	const unsigned long a = 0x10000UL, t = 0x20000UL;
-	struct sframe_rule sig = mkrule(LOC_REG(X86_RSP, false, 160),
+	struct sframe_rule sig = mkrule(LOC_SP(false, 160),
 					LOC_CFA(true, 8), LOC_SAME,
 					SFRAME_RULE_SIGNAL);
 	struct sframe_section sec;
@@ -346,16 +346,16 @@ static void test_aarch64(void)
 	const unsigned long a = 0x10000UL, t = 0x20000UL;
 	const uint32_t mangled = SFRAME_RULE_RA_MANGLED;
 	const uint32_t keyb = SFRAME_RULE_PAUTH_KEY_B;
-	struct sframe_rule in_lr = mkrule(LOC_REG(A64_SP, false, 0),
+	struct sframe_rule in_lr = mkrule(LOC_SP(false, 0),
 					  LOC_REG(A64_LR, false, 0),
 					  LOC_SAME, 0);
-	struct sframe_rule saved = mkrule(LOC_REG(A64_SP, false, 64),
+	struct sframe_rule saved = mkrule(LOC_SP(false, 64),
 					  LOC_CFA(true, -56),
 					  LOC_CFA(true, -64), 0);
-	struct sframe_rule fp_based = mkrule(LOC_REG(A64_FP, false, 64),
+	struct sframe_rule fp_based = mkrule(LOC_FP(false, 64),
 					     LOC_CFA(true, -56),
 					     LOC_CFA(true, -64), 0);
-	struct sframe_rule ra_only = mkrule(LOC_REG(A64_SP, false, 16),
+	struct sframe_rule ra_only = mkrule(LOC_SP(false, 16),
 					    LOC_CFA(true, -8), LOC_SAME, 0);
 	struct sframe_section sec;
 	struct sfw_fre fres[5];
@@ -489,19 +489,19 @@ static void test_flex(void)
 	struct sframe_rule r;
 
 	/* DRAP: CFA = *(rbp - 8), FP = *(rbp), RA at the fixed offset */
-	r = mkrule(LOC_REG(X86_RBP, true, -8), LOC_CFA(true, -8),
-		   LOC_REG(X86_RBP, true, 0), 0);
+	r = mkrule(LOC_FP(true, -8), LOC_CFA(true, -8),
+		   LOC_FP(true, 0), 0);
 	FLEX(x86, 0, &r, NULL, 0, NULL, "flex drap", drap, -8, 0, drap, 0);
 	/* CFA = r10: the topmost frame only */
 	r = mkrule(LOC_REG(10, false, 0), LOC_CFA(true, -8), LOC_SAME, 0);
 	FLEX(x86, 0, &r, NULL, -EOPNOTSUPP, NOTOP, "flex r10", r10, 0);
 	/* CFA + RA rule + FP rule, all spelled out */
-	r = mkrule(LOC_REG(X86_RSP, false, 24), LOC_CFA(true, -8),
+	r = mkrule(LOC_SP(false, 24), LOC_CFA(true, -8),
 		   LOC_CFA(true, -16), 0);
 	FLEX(x86, 0, &r, NULL, 0, NULL, "flex full", sp, 24, cfa_deref, -8,
 	     cfa_deref, -16);
 	/* FP based CFA, padding RA, FP rule */
-	r = mkrule(LOC_REG(X86_RBP, false, 16), LOC_CFA(true, -8),
+	r = mkrule(LOC_FP(false, 16), LOC_CFA(true, -8),
 		   LOC_CFA(true, -16), 0);
 	FLEX(x86, 0, &r, NULL, 0, NULL, "flex padding", rbp, 16, 0,
 	     cfa_deref, -16);
@@ -509,17 +509,17 @@ static void test_flex(void)
 	r = x86_rule(false, 8, false, 0);
 	FLEX(x86, 0, &r, NULL, 0, NULL, "flex 2 paddings", sp, 8, 0, 0);
 	/* RA in a register: the topmost frame only */
-	r = mkrule(LOC_REG(X86_RSP, false, 8), LOC_REG(3, false, 0),
+	r = mkrule(LOC_SP(false, 8), LOC_REG(3, false, 0),
 		   LOC_SAME, 0);
 	FLEX(x86, 0, &r, NULL, -EOPNOTSUPP, NOTOP, "flex ra in rbx", sp, 8,
 	     SFW_CTRL(3, 0, 1), 0);
 	/* FP in r15, x86-64's last general register */
-	r = mkrule(LOC_REG(X86_RSP, false, 8), LOC_CFA(true, -8),
+	r = mkrule(LOC_SP(false, 8), LOC_CFA(true, -8),
 		   LOC_REG(15, false, 0), 0);
 	FLEX(x86, 0, &r, NULL, -EOPNOTSUPP, NOTOP, "flex fp in r15", sp, 8,
 	     0, SFW_CTRL(15, 0, 1), 0);
 	/* No words: outermost */
-	r = outermost_rule(X86_RSP, 0);
+	r = outermost_rule(0);
 	flex_case(x86, 0, NULL, 0, &r, NULL, 0, NULL, "flex outermost");
 
 	/* Refusals */
@@ -555,11 +555,11 @@ static void test_flex(void)
 	     cfa_deref, -16, cfa_deref, -24);
 
 	/* AArch64 flex: a padding RA means "still in LR" */
-	r = mkrule(LOC_REG(A64_SP, false, 0), LOC_REG(A64_LR, false, 0),
+	r = mkrule(LOC_SP(false, 0), LOC_REG(A64_LR, false, 0),
 		   LOC_SAME, 0);
 	FLEX(a64, 0, &r, NULL, -EOPNOTSUPP, NOTOP, "a64 flex lr",
 	     SFW_CTRL(A64_SP, 0, 1), 0);
-	r = mkrule(LOC_REG(A64_FP, false, 16), LOC_CFA(true, -8),
+	r = mkrule(LOC_FP(false, 16), LOC_CFA(true, -8),
 		   LOC_CFA(true, -16), 0);
 	FLEX(a64, 0, &r, NULL, 0, NULL, "a64 flex saved",
 	     SFW_CTRL(A64_FP, 0, 1), 16, cfa_deref, -8, cfa_deref, -16);
@@ -569,12 +569,12 @@ static void test_flex(void)
 
 	/* Control words are unsigned: a 1-byte 0xf9 is SP, not -7 */
 	flex_word_size = 1;
-	r = mkrule(LOC_REG(A64_SP, false, 16), LOC_REG(A64_LR, false, 0),
+	r = mkrule(LOC_SP(false, 16), LOC_REG(A64_LR, false, 0),
 		   LOC_SAME, 0);
 	FLEX(a64, 0, &r, NULL, -EOPNOTSUPP, NOTOP, "a64 1-byte ctrl",
 	     SFW_CTRL(A64_SP, 0, 1), 16);
 	/* ... and offsets are signed */
-	r = mkrule(LOC_REG(A64_SP, false, -16), LOC_CFA(true, -8), LOC_SAME,
+	r = mkrule(LOC_SP(false, -16), LOC_CFA(true, -8), LOC_SAME,
 		   0);
 	FLEX(a64, 0, &r, NULL, 0, NULL, "a64 1-byte offsets",
 	     SFW_CTRL(A64_SP, 0, 1), 0xf0, SFW_CTRL(0, 1, 0), 0xf8);
@@ -608,6 +608,86 @@ static void test_flex(void)
 			else
 				expect(&sec, t, true, 0, NULL, NULL,
 				       "fde type, unused bits");
+		}
+	}
+}
+
+/*
+ * Every register a flex rule may name, for the CFA, the RA and the FP: the
+ * stack and frame pointers come back as SFRAME_LOC_SP and SFRAME_LOC_FP in
+ * any frame, any other register as SFRAME_LOC_REG, in the topmost frame
+ * only.
+ */
+static void test_flex_regs(void)
+{
+	static const struct {
+		uint8_t		abi;
+		unsigned int	sp, fp, max;
+		const char	*name;
+	} abis[] = {
+		{ SFW_ABI_AMD64_LE, X86_RSP, X86_RBP, 15, "x86" },
+		{ SFW_ABI_AARCH64_LE, A64_SP, A64_FP, 31, "a64" },
+	};
+	const int cfa_deref = SFW_CTRL(0, 1, 0);
+	unsigned int i, reg, which;
+	struct sframe_rule r;
+	struct sframe_loc l;
+	char what[64];
+
+	for (i = 0; i < ARRAY_SIZE(abis); i++) {
+		const int sp = SFW_CTRL(abis[i].sp, 0, 1);
+
+		for (reg = 0; reg <= abis[i].max; reg++) {
+			bool other = reg != abis[i].sp && reg != abis[i].fp;
+			int nontop = other ? -EOPNOTSUPP : 0;
+			const char *why = other ? NOTOP : NULL;
+
+			/* The CFA: rN + 16 */
+			if (reg == abis[i].sp)
+				l = LOC_SP(false, 16);
+			else if (reg == abis[i].fp)
+				l = LOC_FP(false, 16);
+			else
+				l = LOC_REG(reg, false, 16);
+			r = mkrule(l, LOC_CFA(true, -8), LOC_CFA(true, -16), 0);
+			snprintf(what, sizeof(what), "%s flex cfa r%u",
+				 abis[i].name, reg);
+			FLEX(abis[i].abi, 0, &r, NULL, nontop, why, what,
+			     SFW_CTRL(reg, 0, 1), 16, cfa_deref, -8, cfa_deref,
+			     -16);
+
+			/* The RA, then the FP: *(rN - 24) */
+			l.deref = true;
+			l.offset = -24;
+			for (which = 0; which < 2; which++) {
+				r = mkrule(LOC_SP(false, 32), LOC_CFA(true, -8),
+					   LOC_SAME, 0);
+				if (which)
+					r.fp = l;
+				else
+					r.ra = l;
+				snprintf(what, sizeof(what), "%s flex %s r%u",
+					 abis[i].name, which ? "fp" : "ra",
+					 reg);
+				if (which)
+					FLEX(abis[i].abi, 0, &r, NULL, nontop,
+					     why, what, sp, 32, cfa_deref, -8,
+					     SFW_CTRL(reg, 1, 1), -24);
+				else
+					FLEX(abis[i].abi, 0, &r, NULL, nontop,
+					     why, what, sp, 32,
+					     SFW_CTRL(reg, 1, 1), -24);
+			}
+
+			/* An RA that is SP or FP + n, not read from there */
+			if (other)
+				continue;
+			snprintf(what, sizeof(what), "%s flex ra = r%u + 8",
+				 abis[i].name, reg);
+			FLEX(abis[i].abi, -EOPNOTSUPP, NULL,
+			     "RA rule is a stack address", -EOPNOTSUPP,
+			     "RA rule is a stack address", what, sp, 32,
+			     SFW_CTRL(reg, 0, 1), 8);
 		}
 	}
 }
@@ -655,26 +735,26 @@ static void test_real(void)
 			expect_err(&sec, ip, false, -EOPNOTSUPP, NOTOP,
 				   "v3 drap r10");
 		}
-		r10.fp = LOC_REG(X86_RBP, true, 0);
+		r10.fp = LOC_FP(true, 0);
 		expect_ok(&sec, d + 0x1c, true, r10, "v3 drap push r10");
-		r = mkrule(LOC_REG(X86_RBP, true, -8), LOC_CFA(true, -8),
-			   LOC_REG(X86_RBP, true, 0), 0);
+		r = mkrule(LOC_FP(true, -8), LOC_CFA(true, -8),
+			   LOC_FP(true, 0), 0);
 		for (ip = d + 0x1e; ip < d + 0x36; ip++)
 			expect_both(&sec, ip, r, "v3 drap body");
 		expect_ok(&sec, d + 0x36, true, r10, "v3 drap epilogue");
 		expect_err(&sec, d + 0x3a, false, -EOPNOTSUPP, NOTOP,
 			   "v3 drap epilogue");
 		r = sp8;
-		r.fp = LOC_REG(X86_RBP, true, 0);
+		r.fp = LOC_FP(true, 0);
 		expect_both(&sec, d + 0x3b, r, "v3 drap ret");
 		expect_err(&sec, d + 0x3c, true, -ENOENT, NULL, "v3 drap end");
 		expect_both(&sec, x86_64_v3_leaf, sp8, "v3 leaf");
 		expect_both(&sec, x86_64_v3_framed + 8, sp8, "v3 framed");
-		expect_both(&sec, x86_64_v3__start, outermost_rule(X86_RSP, 0),
+		expect_both(&sec, x86_64_v3__start, outermost_rule(0),
 			    "v3 _start");
 		expect_both(&sec, x86_64_v3__start + 17,
-			    outermost_rule(X86_RSP, 0), "v3 _start");
-		r = mkrule(LOC_REG(X86_RSP, false, 160), LOC_CFA(true, 8),
+			    outermost_rule(0), "v3 _start");
+		r = mkrule(LOC_SP(false, 160), LOC_CFA(true, 8),
 			   LOC_SAME, SFRAME_RULE_SIGNAL);
 		expect_both(&sec, x86_64_v3_sigtramp, r, "v3 sigtramp");
 		expect_both(&sec, x86_64_v3_sigtramp + 6, r, "v3 sigtramp");
@@ -688,17 +768,17 @@ static void test_real(void)
 		     "real aarch64")) {
 		const unsigned long d = aarch64_v3_drap;
 
-		lr = mkrule(LOC_REG(A64_SP, false, 0),
+		lr = mkrule(LOC_SP(false, 0),
 			    LOC_REG(A64_LR, false, 0), LOC_SAME, 0);
 		expect_ok(&sec, d, true, lr, "a64 drap entry");
 		expect_err(&sec, d, false, -EOPNOTSUPP, NOTOP,
 			   "a64 drap entry");
 		lr.flags = mangled;
 		expect_ok(&sec, d + 4, true, lr, "a64 pacibsp");
-		r = mkrule(LOC_REG(A64_SP, false, 128), LOC_CFA(true, -120),
+		r = mkrule(LOC_SP(false, 128), LOC_CFA(true, -120),
 			   LOC_CFA(true, -128), mangled);
 		expect_both(&sec, d + 0xc, r, "a64 frame");
-		r.cfa.reg = A64_FP;
+		r.cfa = LOC_FP(false, 128);
 		expect_both(&sec, d + 0x14, r, "a64 fp frame");
 		expect_both(&sec, d + 0x2f, r, "a64 fp frame");
 		expect_ok(&sec, d + 0x30, true, lr, "a64 restored");
@@ -706,11 +786,11 @@ static void test_real(void)
 		expect_ok(&sec, d + 0x34, true, lr, "a64 autibsp");
 		expect_err(&sec, d + 0x38, true, -ENOENT, NULL, "a64 gap");
 		expect_ok(&sec, aarch64_v3_leaf, true, lr, "a64 leaf");
-		r = mkrule(LOC_REG(A64_SP, false, 32),
+		r = mkrule(LOC_SP(false, 32),
 			   LOC_REG(A64_LR, false, 0), LOC_SAME, 0);
 		expect_ok(&sec, aarch64_v3_framed + 4, true, r, "a64 framed");
 		expect_both(&sec, aarch64_v3__start + 8,
-			    outermost_rule(A64_SP, 0), "a64 _start");
+			    outermost_rule(0), "a64 _start");
 	}
 }
 
@@ -1176,7 +1256,7 @@ static void test_header(void)
 	len = sfw_write(&s, buf, sizeof(buf));
 	if (setup_ok(&sec, buf, len, a, t, t + 0x10, "v2 FP flag"))
 		expect_ok(&sec, t, true,
-			  mkrule(LOC_REG(A64_SP, false, 0),
+			  mkrule(LOC_SP(false, 0),
 				 LOC_REG(A64_LR, false, 0), LOC_SAME, 0),
 			  "v2 FP flag");
 	s.version = 3;
@@ -1795,6 +1875,7 @@ int main(int argc, char **argv)
 	test_aarch64();
 	test_fixed_fp();
 	test_flex();
+	test_flex_regs();
 	test_real();
 	test_real_split();
 	test_many_fdes();

@@ -9,7 +9,8 @@
  * with 2.46+): functions of 16 to 1,250 bytes, 1 to 6 rows each, as a
  * compiler's prologues and epilogues give them.  sframe_decode() and
  * sframe_section_init() are not timed.  Both decoders then look up the same
- * random PCs of the text; their CFA offsets must agree on every PC.
+ * random PCs of the text; their CFA offsets must agree on every PC, and
+ * ours must say that the CFA is SP-based, as every row of the sections is.
  *
  * Each run times ours and then find_fre on all the PCs.  The table gives
  * the best run of each, their ratio, and the median of the ratios of the

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #define BENCH_NONE	INT64_MIN	/* no rule for this PC */
+#define BENCH_NOT_SP	(INT64_MIN + 1)	/* a CFA that is not SP-based */
 
 int ours_setup(unsigned long sframe, const void *buf, size_t len,
 	       unsigned long text, unsigned long text_end);

@@ -38,8 +38,9 @@ int ours_setup(unsigned long sframe, const void *buf, size_t len,
  * ours_lookup() - look up PCs as topmost frames
  * @pcs:	the PCs
  * @n:		their number
- * @out:	per PC, the CFA offset, or BENCH_NONE when there is no rule
- *		(NULL: only count)
+ * @out:	per PC, the CFA offset, BENCH_NONE when there is no rule, or
+ *		BENCH_NOT_SP when the CFA is not SP-based, as it is in every
+ *		row of the benchmark's sections (NULL: only count)
  *
  * Return: the number of PCs that have a rule.
  */
@@ -57,7 +58,9 @@ size_t ours_lookup(const uint64_t *pcs, size_t n, int64_t *out)
 		if (!rc)
 			found++;
 		if (out)
-			out[i] = rc ? BENCH_NONE : rule.cfa.offset;
+			out[i] = rc ? BENCH_NONE :
+				 rule.cfa.kind != SFRAME_LOC_SP ?
+				 BENCH_NOT_SP : rule.cfa.offset;
 	}
 	return found;
 }

@@ -6,20 +6,17 @@
 
 #include "canon.h"
 
-static void canon_reg(FILE *f, unsigned int machine, unsigned int reg)
+static void canon_reg(FILE *f, unsigned int machine,
+		      const struct canon_loc *l)
 {
-	if (machine == EM_X86_64 && reg == CANON_X86_SP)
+	if (l->kind == CANON_SP)
 		fputs("sp", f);
-	else if (machine == EM_X86_64 && reg == CANON_X86_FP)
+	else if (l->kind == CANON_FP)
 		fputs("fp", f);
-	else if (machine == EM_AARCH64 && reg == CANON_A64_SP)
-		fputs("sp", f);
-	else if (machine == EM_AARCH64 && reg == CANON_A64_FP)
-		fputs("fp", f);
-	else if (machine == EM_AARCH64 && reg == CANON_A64_LR)
+	else if (machine == EM_AARCH64 && l->reg == CANON_A64_LR)
 		fputs("lr", f);
 	else
-		fprintf(f, "r%u", reg);
+		fprintf(f, "r%u", l->reg);
 }
 
 /*
@@ -45,8 +42,10 @@ static void canon_loc(FILE *f, unsigned int machine,
 			fprintf(f, "%s%+lld", l->deref ? "c" : "cv",
 				(long long)l->off);
 		break;
+	case CANON_SP:
+	case CANON_FP:
 	case CANON_REG:
-		canon_reg(f, machine, l->reg);
+		canon_reg(f, machine, l);
 		if (is_cfa || l->off || l->deref)
 			fprintf(f, "%+lld%s", (long long)l->off,
 				l->deref ? "*" : "");

@@ -19,7 +19,9 @@ enum canon_kind {
 	CANON_SAME,	/* unchanged */
 	CANON_UNDEF,	/* no value: outermost frame */
 	CANON_CFA,	/* CFA + off, dereferenced if deref */
-	CANON_REG,	/* register reg + off, dereferenced if deref */
+	CANON_SP,	/* the frame's stack pointer + off, ... */
+	CANON_FP,	/* the frame's frame pointer + off, ... */
+	CANON_REG,	/* another register reg + off, ... */
 };
 
 struct canon_loc {
@@ -38,7 +40,11 @@ struct canon_rule {
 	bool		signal;		/* signal frame */
 };
 
-/* DWARF numbers of the registers the notation names */
+/*
+ * DWARF numbers of the registers the notation names: "sp" and "fp" are
+ * CANON_SP and CANON_FP (a CANON_REG of these numbers prints as rN, and so
+ * never agrees with them), "lr" is CANON_REG 30 on AArch64.
+ */
 #define CANON_X86_SP	7
 #define CANON_X86_FP	6
 #define CANON_A64_FP	29

@@ -34,7 +34,14 @@ static void ours_loc(struct canon_loc *c, const struct sframe_loc *l)
 	case SFRAME_LOC_CFA:
 		c->kind = CANON_CFA;
 		break;
+	case SFRAME_LOC_SP:
+		c->kind = CANON_SP;
+		break;
+	case SFRAME_LOC_FP:
+		c->kind = CANON_FP;
+		break;
 	case SFRAME_LOC_REG:
+		/* SP or FP by number prints as rN: never agrees */
 		c->kind = CANON_REG;
 		break;
 	default:

@@ -276,14 +276,26 @@ static unsigned int ref_count(const sframe_frame_row_entry *fre)
 	return SFRAME_V1_FRE_OFFSET_COUNT(fre->fre_info);
 }
 
-/* A flex FDE control word and its offset, as the SFrame V3 spec reads it */
-static void ref_flex_loc(struct canon_loc *l, uint32_t ctrl, int32_t off)
+/*
+ * A flex FDE control word and its offset, as the SFrame V3 spec reads it;
+ * the machine's stack and frame pointers by their DWARF numbers are
+ * CANON_SP and CANON_FP.
+ */
+static void ref_flex_loc(const struct ref *r, struct canon_loc *l,
+			 uint32_t ctrl, int32_t off)
 {
-	if (ctrl & 1) {
-		l->kind = CANON_REG;
-		l->reg = ctrl >> 3;
-	} else {
+	bool x86 = r->elf.machine == EM_X86_64;
+	unsigned int reg = ctrl >> 3;
+
+	if (!(ctrl & 1)) {
 		l->kind = CANON_CFA;
+	} else if (reg == (x86 ? CANON_X86_SP : CANON_A64_SP)) {
+		l->kind = CANON_SP;
+	} else if (reg == (x86 ? CANON_X86_FP : CANON_A64_FP)) {
+		l->kind = CANON_FP;
+	} else {
+		l->kind = CANON_REG;
+		l->reg = reg;
 	}
 	l->deref = ctrl & 2;
 	l->off = off;
@@ -301,7 +313,7 @@ static int ref_flex(struct ref *r, sframe_frame_row_entry *fre,
 	off = ref_get(r, fre, 'c', true, &err2);
 	if (err || err2)
 		return -1;
-	ref_flex_loc(&c->cfa, ctrl, off);
+	ref_flex_loc(r, &c->cfa, ctrl, off);
 
 	/* RA: a pair, one padding word (default rule) or nothing */
 	ctrl = ref_udata(fre, 2, &err);
@@ -316,7 +328,7 @@ static int ref_flex(struct ref *r, sframe_frame_row_entry *fre,
 		off = ref_get(r, fre, 'r', true, &err);
 		if (err)
 			return -1;
-		ref_flex_loc(&c->ra, ctrl, off);
+		ref_flex_loc(r, &c->ra, ctrl, off);
 		fp_idx = 4;
 	}
 
@@ -328,7 +340,7 @@ static int ref_flex(struct ref *r, sframe_frame_row_entry *fre,
 		if (err || err2)
 			return -1;
 		if (ctrl)
-			ref_flex_loc(&c->fp, ctrl, off);
+			ref_flex_loc(r, &c->fp, ctrl, off);
 	}
 	return 0;
 }
@@ -340,11 +352,10 @@ static int ref_default(struct ref *r, sframe_frame_row_entry *fre,
 	int err = 0;
 	int32_t off;
 
-	c->cfa.kind = CANON_REG;
 	if (sframe_fre_get_base_reg_id(fre, &err) == SFRAME_BASE_REG_SP)
-		c->cfa.reg = x86 ? CANON_X86_SP : CANON_A64_SP;
+		c->cfa.kind = CANON_SP;
 	else
-		c->cfa.reg = x86 ? CANON_X86_FP : CANON_A64_FP;
+		c->cfa.kind = CANON_FP;
 	off = ref_get(r, fre, 'c', false, &err);
 	if (err)
 		return -1;
