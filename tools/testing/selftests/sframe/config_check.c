@@ -3,7 +3,8 @@
  * Check that the running kernel is the one built for these tests: every
  * option of this directory's kselftest "config" fragment must be set the
  * same way in /proc/config.gz, and, when the harness passes
- * SFRAME_EXPECT_RELEASE, uname -r must be that release.
+ * SFRAME_EXPECT_RELEASE, uname -r must be that release.  And that the
+ * machine has the two CPUs the race tests need.
  *
  * The fragment is read from the directory of this program (kselftest
  * installs it next to the tests), or from the current directory.
@@ -165,6 +166,26 @@ static void check_release(void)
 			 expect);
 }
 
+/*
+ * The race tests -- the generation case of sframe_v*_verdict, the rewrites
+ * of sframe_v*_hostile -- run their threads truly in parallel only on two
+ * CPUs or more; on one, the interleavings they are after are rare or never
+ * happen, and they pass without having tested anything.
+ */
+static void check_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	ksft_print_msg("%ld CPUs online, %ld configured\n", n,
+		       sysconf(_SC_NPROCESSORS_CONF));
+	if (n < 2) {
+		ksft_print_msg("the race tests (verdict, hostile) run their threads truly\n");
+		ksft_print_msg("in parallel only with 2 CPUs: with fewer they test little\n");
+		ksft_print_msg("(QEMU on x86 shows its CPUs to a kernel with CONFIG_ACPI)\n");
+	}
+	ksft_test_result(n >= 2, "at least 2 CPUs online, for the race tests\n");
+}
+
 int main(void)
 {
 	static char found[MAX_OPTS][LINE_LEN];
@@ -175,7 +196,7 @@ int main(void)
 	ksft_print_header();
 	if (read_fragment())
 		ksft_exit_fail_msg("no config fragment to check against\n");
-	ksft_set_plan(nr_want + 1);
+	ksft_set_plan(nr_want + 2);
 
 	have_running = !read_running(found, present);
 	for (i = 0; i < nr_want; i++) {
@@ -204,5 +225,6 @@ int main(void)
 		}
 	}
 	check_release();
+	check_cpus();
 	ksft_finished();
 }

@@ -118,6 +118,14 @@ struct elf64_phdr *sft_elf_find_phdr(const struct sft_elf *e, __u32 type)
 	return NULL;
 }
 
+static __u16 get_u16(const unsigned char *p)
+{
+	__u16 v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
 static __u32 get_u32(const unsigned char *p)
 {
 	__u32 v;
@@ -214,6 +222,7 @@ int sft_sframe_fde(const struct sft_sframe *s, __u32 i, struct sft_fde *fde)
 		fde->start = get_s32(b + at);
 		fde->size = get_u32(b + at + 4);
 		fde->fre_off = get_u32(b + at + 8);
+		fde->num_fres = get_u32(b + at + 12);
 	} else {
 		at = s->fdes + (__u64)i * SFT_V3_FDE_SIZE;
 		fde->start = get_s64(b + at);
@@ -221,6 +230,7 @@ int sft_sframe_fde(const struct sft_sframe *s, __u32 i, struct sft_fde *fde)
 		fde->fre_off = get_u32(b + at + 12);
 		if (!sft_in_bounds(s->fre_len, fde->fre_off, SFT_V3_ATTR_SIZE))
 			return -EBADMSG;
+		fde->num_fres = get_u16(b + s->fres + fde->fre_off);
 		fde->flex = (b[s->fres + fde->fre_off + 3] & 0x1f) == 1;
 	}
 	/* With FUNC_START_PCREL, relative to the field itself. */

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -857,4 +858,88 @@ bool sft_stack_matches(const struct sft_symtab *st,
 		print_row(num, want, got, verdict);
 	}
 	return false;
+}
+
+/**
+ * sft_regs_read() - Read this process's SFrame registrations
+ * @regs: receives the first @max of them, in the order of the file
+ * @max: room in @regs
+ *
+ * Parses /proc/self/sframe: one line per registration, "TEXT-RANGE
+ * SFRAME-RANGE vVERSION exec|codectl ok|bad [build-id=HEX] [PATH]".
+ *
+ * Return: the number of registrations (also those past @max), or a
+ * negative errno after printing why: the file is missing or a line does
+ * not have that format.
+ */
+int sft_regs_read(struct sft_reg *regs, unsigned int max)
+{
+	char line[PATH_MAX + 256], source[16], state[16];
+	unsigned int n = 0;
+	int ret = 0;
+	FILE *f;
+
+	f = fopen("/proc/self/sframe", "re");
+	if (!f) {
+		ret = -errno;
+		ksft_print_msg("/proc/self/sframe: %s\n", strerror(-ret));
+		return ret;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		struct sft_reg r;
+
+		memset(&r, 0, sizeof(r));
+		if (sscanf(line, "%lx-%lx %lx-%lx v%u %15s %15s", &r.text_start,
+			   &r.text_end, &r.sframe_start, &r.sframe_end,
+			   &r.version, source, state) != 7 ||
+		    (strcmp(source, "exec") && strcmp(source, "codectl")) ||
+		    (strcmp(state, "ok") && strcmp(state, "bad"))) {
+			ksft_print_msg("/proc/self/sframe: bad line: %s", line);
+			ret = -EPROTO;
+			break;
+		}
+		r.user = !strcmp(source, "codectl");
+		r.bad = !strcmp(state, "bad");
+		if (n < max)
+			regs[n] = r;
+		n++;
+	}
+	fclose(f);
+	return ret ? ret : (int)n;
+}
+
+/**
+ * sft_regs_find() - The registration of a text range
+ * @regs: registrations from sft_regs_read()
+ * @n: their number
+ * @text_start: the start of its text range
+ *
+ * Return: the registration, or NULL.
+ */
+const struct sft_reg *sft_regs_find(const struct sft_reg *regs,
+				    unsigned int n, unsigned long text_start)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (regs[i].text_start == text_start)
+			return &regs[i];
+	return NULL;
+}
+
+/**
+ * sft_regs_dump() - Print /proc/self/sframe, for the messages of a failure
+ */
+void sft_regs_dump(void)
+{
+	char line[PATH_MAX + 256];
+	FILE *f;
+
+	f = fopen("/proc/self/sframe", "re");
+	if (!f)
+		return;
+	ksft_print_msg("/proc/self/sframe:\n");
+	while (fgets(line, sizeof(line), f))
+		ksft_print_msg("  %s", line);
+	fclose(f);
 }

@@ -3,8 +3,9 @@
  * Helpers shared by the user stack unwinding selftests: tracepoint lookup,
  * a perf ring buffer reader that pairs samples with their deferred user
  * callchains, a symbolizer for the test program itself, ELF and SFrame
- * reading and damaging, and the runs of the known call chain (sframe_chain.h)
- * under perf, checked against the ground truth it records.
+ * reading and damaging, the runs of the known call chain (sframe_chain.h)
+ * under perf, checked against the ground truth it records, and the
+ * registrations /proc/self/sframe shows.
  */
 #ifndef SFRAME_LIB_H
 #define SFRAME_LIB_H
@@ -149,6 +150,7 @@ struct sft_fde {
 	__u64 start;			/* link-time address */
 	__u32 size;
 	__u32 fre_off;			/* from the FRE sub-section */
+	__u32 num_fres;
 	bool flex;			/* V3 flexible FDE */
 };
 
@@ -278,5 +280,20 @@ bool sft_self_text(const struct sft_self *self, const struct sft_symtab *syms,
 bool sft_self_sframe_pages(const struct sft_self *self,
 			   const struct sft_symtab *syms,
 			   unsigned long *start, unsigned long *len);
+
+/* Registrations of this process, from /proc/self/sframe (sframe_lib.c) */
+
+struct sft_reg {
+	unsigned long text_start, text_end;
+	unsigned long sframe_start, sframe_end;
+	unsigned int version;
+	bool user;		/* registered by codectl(2), not at exec */
+	bool bad;		/* the unwinder found the section corrupt */
+};
+
+int sft_regs_read(struct sft_reg *regs, unsigned int max);
+const struct sft_reg *sft_regs_find(const struct sft_reg *regs,
+				    unsigned int n, unsigned long text_start);
+void sft_regs_dump(void);
 
 #endif /* SFRAME_LIB_H */

@@ -5,8 +5,10 @@
  * The ELF loader registers the section of the executable; the registration
  * is copied by fork, is not inherited across exec (the new image starts
  * with its own), and dies with the mapping it describes: munmap, mremap or
- * mmap over its text or its .sframe, or mprotect removing PROT_EXEC from
- * its text.  Each case is seen through the unwinder: with the registration
+ * mmap over its text or its .sframe.  A change of protection keeps it, even
+ * one that removes PROT_EXEC, so that a W^X cycle (RX, RW, RX, as JITs and
+ * ld.so applying text relocations do) keeps the registrations made at exec.
+ * Each case is seen through the unwinder: with the registration
  * the stack of the known chain is the chain (truth), without it the kernel
  * falls back to frame pointers, which this program does not keep, and the
  * stack is what the frame pointer unwinder gives (fp).
@@ -56,6 +58,7 @@ enum change {
 	CHANGE_MUNMAP_OTHER,	/* munmap an unrelated anonymous page */
 	CHANGE_SFRAME_WRITABLE,	/* .sframe: add PROT_WRITE */
 	CHANGE_MPROTECT_NOEXEC,	/* text: remove PROT_EXEC */
+	CHANGE_WX_CYCLE,	/* text: RX, then RW, then RX again */
 	CHANGE_MUNMAP,		/* text: munmap */
 	CHANGE_MREMAP,		/* text: move the page elsewhere */
 	CHANGE_MMAP_SFRAME,	/* .sframe: mmap over it, same bytes */
@@ -84,6 +87,10 @@ static int change_mappings(enum change c)
 		return mprotect((void *)start, len, PROT_READ | PROT_WRITE);
 	case CHANGE_MPROTECT_NOEXEC:
 		return mprotect(sft_spare_page, PAGE, PROT_READ);
+	case CHANGE_WX_CYCLE:
+		if (mprotect(sft_spare_page, PAGE, PROT_READ | PROT_WRITE))
+			return -1;
+		return mprotect(sft_spare_page, PAGE, PROT_READ | PROT_EXEC);
 	case CHANGE_MUNMAP:
 		return munmap(sft_spare_page, PAGE);
 	case CHANGE_MREMAP:
@@ -118,6 +125,7 @@ static const char * const change_names[] = {
 	[CHANGE_MUNMAP_OTHER] = "munmap of an unrelated page",
 	[CHANGE_SFRAME_WRITABLE] = "mprotect(RW) of the .sframe pages",
 	[CHANGE_MPROTECT_NOEXEC] = "mprotect(R) of a text page",
+	[CHANGE_WX_CYCLE] = "mprotect(RW), then mprotect(RX) of a text page",
 	[CHANGE_MUNMAP] = "munmap of a text page",
 	[CHANGE_MREMAP] = "mremap of a text page",
 	[CHANGE_MMAP_SFRAME] = "mmap over the .sframe pages (same bytes)",
@@ -259,7 +267,7 @@ int main(int argc, char **argv)
 	}
 
 	ksft_print_header();
-	ksft_set_plan(12);
+	ksft_set_plan(13);
 
 	ret = sft_run_open(&run);
 	if (!ret)
@@ -282,8 +290,10 @@ int main(int argc, char **argv)
 		    "munmap of an unrelated page keeps the registration\n");
 	CHILD_CHECK(CHANGE_SFRAME_WRITABLE, SFT_TRUTH,
 		    "mprotect making the .sframe pages writable keeps the registration\n");
-	CHILD_CHECK(CHANGE_MPROTECT_NOEXEC, SFT_FP,
-		    "mprotect removing PROT_EXEC from a text page drops the registration\n");
+	CHILD_CHECK(CHANGE_MPROTECT_NOEXEC, SFT_TRUTH,
+		    "mprotect removing PROT_EXEC from a text page keeps the registration\n");
+	CHILD_CHECK(CHANGE_WX_CYCLE, SFT_TRUTH,
+		    "a W^X cycle of a text page (RX, RW, RX) keeps the registration\n");
 	CHILD_CHECK(CHANGE_MUNMAP, SFT_FP,
 		    "munmap of a text page drops the registration\n");
 	CHILD_CHECK(CHANGE_MREMAP, SFT_FP,

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The functions of sframe_budget.c that are written in assembly there, and
+ * the addresses in them where the user stack's frames are.
+ */
+#ifndef SFRAME_BUDGET_H
+#define SFRAME_BUDGET_H
+
+/* Call @fn (bt_heavy or bt_light) with %rbp 0: @depth levels, getppid. */
+long bt_enter(long depth, const char *fn);
+
+/* The recursive functions, and their return addresses */
+extern const char bt_heavy[], bt_heavy_callret[], bt_heavy_sysret[];
+extern const char bt_light[], bt_light_callret[], bt_light_sysret[];
+extern const char bt_enter_ret[];
+
+#endif /* SFRAME_BUDGET_H */
