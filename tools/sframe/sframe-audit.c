@@ -10,8 +10,8 @@
  * dlopen() -- is mapped by ld.so, which does not (yet) tell the kernel.  This
  * rtld-audit module does it in its place: la_objopen() registers the
  * PT_GNU_SFRAME segment of each object once for every executable PT_LOAD
- * segment, with the object's path, mapping and build ID; la_objclose(),
- * which ld.so calls before it unmaps the object, unregisters them.
+ * segment, with the object's path and build ID; la_objclose(), which ld.so
+ * calls before it unmaps the object, unregisters them.
  *
  * It is silent.  With SFRAME_AUDIT_DEBUG=1 in the environment it reports
  * each registration and each failure on standard error.
@@ -108,7 +108,10 @@ static bool sfa_loaded(sfa_phdrs phdr, unsigned int phnum,
 	return false;
 }
 
-/* Find the GNU build ID among the object's loaded notes. */
+/*
+ * Find the GNU build ID among the object's loaded notes.  One longer than
+ * the kernel takes is left out: the object is registered without it.
+ */
 static void sfa_build_id(const struct link_map *map, sfa_phdrs phdr,
 			 unsigned int phnum, struct codectl_sframe *arg)
 {
@@ -133,8 +136,13 @@ static void sfa_build_id(const struct link_map *map, sfa_phdrs phdr,
 			if (name > left || desc > left - name)
 				break;
 			if (n[2] == NT_GNU_BUILD_ID && n[0] == 4 &&
-			    !memcmp(pos + SFA_NHDR_SIZE, "GNU", 4) && n[1] &&
-			    n[1] <= CODECTL_BUILD_ID_MAX) {
+			    !memcmp(pos + SFA_NHDR_SIZE, "GNU", 4) && n[1]) {
+				if (n[1] > CODECTL_BUILD_ID_MAX) {
+					sfa_say("%s: build ID of %u bytes, over %d: left out\n",
+						sfa_name(map), n[1],
+						CODECTL_BUILD_ID_MAX);
+					return;
+				}
 				arg->build_id = (uintptr_t)(pos + SFA_NHDR_SIZE +
 							    name);
 				arg->build_id_len = n[1];
@@ -163,7 +171,6 @@ static bool sfa_exec_mapped(const struct link_map *map, sfa_phdrs phdr)
 
 static void sfa_register(struct link_map *map, uintptr_t *cookie)
 {
-	unsigned long lo = -1UL, hi = 0, page = sysconf(_SC_PAGESIZE);
 	sfa_phdrs phdr, sframe = NULL;
 	struct codectl_sframe arg;
 	unsigned int i, nexec = 0;
@@ -184,14 +191,8 @@ static void sfa_register(struct link_map *map, uintptr_t *cookie)
 
 		if (p->p_type == PT_GNU_SFRAME)
 			sframe = p;
-		if (p->p_type != PT_LOAD)
-			continue;
-		if (p->p_flags & PF_X)
+		if (p->p_type == PT_LOAD && (p->p_flags & PF_X))
 			nexec++;
-		if (p->p_vaddr < lo)
-			lo = p->p_vaddr;
-		if (p->p_vaddr + p->p_memsz > hi)
-			hi = p->p_vaddr + p->p_memsz;
 	}
 	if (!sframe || !nexec)
 		return;
@@ -205,8 +206,6 @@ static void sfa_register(struct link_map *map, uintptr_t *cookie)
 	memset(&arg, 0, sizeof(arg));
 	arg.sframe_start = map->l_addr + sframe->p_vaddr;
 	arg.sframe_end = arg.sframe_start + sframe->p_memsz;
-	arg.file_start = map->l_addr + (lo & ~(page - 1));
-	arg.file_end = map->l_addr + ((hi + page - 1) & ~(page - 1));
 	if (map->l_name && map->l_name[0])
 		arg.pathname = (uintptr_t)map->l_name;
 	sfa_build_id(map, phdr, phnum, &arg);

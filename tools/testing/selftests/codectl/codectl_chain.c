@@ -4,9 +4,12 @@
  * chain (codectl_chain.h), built without frame pointers and with an SFrame
  * section.  Each function uses a callee-saved register for a value of its
  * own, so that the frame pointer register holds no frame pointer: a frame
- * pointer walk through these frames goes astray.
+ * pointer walk through these frames goes astray.  It also has the helper
+ * with which the stack test changes the protection of its own text.
  */
+#include <errno.h>
 #include <sys/cdefs.h>	/* __always_inline */
+#include <sys/mman.h>
 
 #include "codectl_chain.h"
 
@@ -55,4 +58,16 @@ CL_FN long cl_entry(struct cl_walk *w)
 	r = cl_middle(w);
 	CL_KEEP(r);
 	return r + 1;
+}
+
+/* Runs here, in the library: the caller's text may not be executable. */
+CL_FN int cl_mprotect_seq(void *addr, unsigned long len, const int *prots,
+			  int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (mprotect(addr, len, prots[i]))
+			return errno;
+	return 0;
 }

@@ -48,4 +48,12 @@ long cl_entry(struct cl_walk *w);
 long cl_middle(struct cl_walk *w);
 long cl_call(struct cl_walk *w);
 
+/*
+ * Give [@addr, @addr + @len) each protection of @prots[0..@n) in turn: for
+ * the stack test's W^X cycle of its own text, whose code cannot run while
+ * it is not executable.  Returns 0, or the errno of the mprotect() that
+ * failed.
+ */
+int cl_mprotect_seq(void *addr, unsigned long len, const int *prots, int n);
+
 #endif /* CODECTL_CHAIN_H */

@@ -4,7 +4,9 @@
  * under the rtld-audit module sframe-audit.so: while the library is open,
  * each of its executable segments is registered, with its path, its build
  * ID and source "codectl", and after dlclose() the registrations are back
- * to what they were.  Without the module, dlopen() registers nothing.
+ * to what they were.  Without the module, dlopen() registers nothing.  A
+ * library whose build ID is longer than CODECTL_BUILD_ID_MAX is registered
+ * without it.
  *
  * The program runs itself as a child for each case, with or without
  * LD_AUDIT in its environment.
@@ -28,20 +30,9 @@
 #define CHILD_WRONG	1	/* the registrations are not as expected */
 #define CHILD_BROKEN	2	/* the test could not run */
 
-/* @path as /proc/<pid>/sframe shows it: space, \t, \n, \ as \ooo. */
-static void escape_path(char *buf, size_t len, const char *path)
-{
-	size_t o = 0;
-
-	for (; *path && o + 5 < len; path++) {
-		if (strchr(" \t\n\\", *path))
-			o += snprintf(buf + o, len - o, "\\%03o",
-				      (unsigned char)*path);
-		else
-			buf[o++] = *path;
-	}
-	buf[o] = '\0';
-}
+/* The library with a build ID of 32 bytes (-Wl,--build-id=0x...) */
+#define CT_LONGID_SO		"libcodectl_longid.so"
+#define CT_LONGID_LEN		32
 
 /* Is the library open as @obj registered, and exactly so? */
 static bool lib_registered(const struct ct_object *obj, const char *shown,
@@ -147,12 +138,12 @@ static int child_plain(const char *path)
 /* Under the audit module: registered while open, unregistered after. */
 static int child_audit(const char *path, int iterations)
 {
-	char shown[2 * PATH_MAX], build_id[2 * CODECTL_BUILD_ID_MAX + 1];
+	char shown[4 * PATH_MAX + 1], build_id[2 * CODECTL_BUILD_ID_MAX + 1];
 	struct ct_object obj;
 	int base, now, i;
 	void *h;
 
-	escape_path(shown, sizeof(shown), path);
+	ct_escape(shown, sizeof(shown), path);
 	base = ct_sframe_lines(0, NULL, NULL, NULL);
 	if (base < 0)
 		return CHILD_BROKEN;
@@ -184,6 +175,33 @@ static int child_audit(const char *path, int iterations)
 	ksft_print_msg("%d dlopen/dlclose: %u text range(s) registered each time\n",
 		       iterations, obj.ntext);
 	return CHILD_OK;
+}
+
+/*
+ * Under the audit module, the library with a build ID too long for the
+ * kernel: registered all the same, without a build ID.
+ */
+static int child_longid(const char *path)
+{
+	struct ct_object obj;
+	void *h;
+
+	h = open_lib(path, &obj);
+	if (!h)
+		return CHILD_BROKEN;
+	if (obj.build_id_note_len != CT_LONGID_LEN) {
+		ksft_print_msg("%s has a build ID of %u bytes, not %d\n", path,
+			       obj.build_id_note_len, CT_LONGID_LEN);
+		ksft_print_msg("%s\n", "it must be built with -Wl,--build-id=0x...");
+		return CHILD_BROKEN;
+	}
+	/* child_audit() counts the registrations before its own dlopen. */
+	if (dlclose(h)) {
+		ksft_print_msg("dlclose: %s\n", dlerror());
+		return CHILD_BROKEN;
+	}
+	/* ct_dl_object() left the too long build ID out: "" is expected. */
+	return child_audit(path, 1);
 }
 
 /*
@@ -232,6 +250,7 @@ static const char *child_verdict(int ret)
 int main(int argc, char **argv)
 {
 	char dir[PATH_MAX], lib[PATH_MAX + 32], audit[PATH_MAX + 64];
+	char longid[PATH_MAX + 32];
 	char *err = NULL;
 	int ret;
 
@@ -241,20 +260,25 @@ int main(int argc, char **argv)
 	if (ct_exe_dir(dir, sizeof(dir)))
 		return CHILD_BROKEN;
 	snprintf(lib, sizeof(lib), "%s/%s", dir, CT_LIB_SO);
+	snprintf(longid, sizeof(longid), "%s/%s", dir, CT_LONGID_SO);
 	if (argc > 2 && !strcmp(argv[1], "--child")) {
 		if (!strcmp(argv[2], "plain"))
 			return child_plain(lib);
+		if (!strcmp(argv[2], "longid"))
+			return child_longid(longid);
 		return child_audit(lib, argc > 3 ? atoi(argv[3]) : 1);
 	}
 
 	ksft_print_header();
-	ksft_set_plan(5);
+	ksft_set_plan(7);
 	snprintf(audit, sizeof(audit), "LD_AUDIT=%s/%s", dir, CT_AUDIT_SO);
 	if (access(audit + strlen("LD_AUDIT="), R_OK))
 		ksft_exit_fail_msg("%s: %s\n", audit + strlen("LD_AUDIT="),
 				   strerror(errno));
 	if (access(lib, R_OK))
 		ksft_exit_fail_msg("%s: %s\n", lib, strerror(errno));
+	if (access(longid, R_OK))
+		ksft_exit_fail_msg("%s: %s\n", longid, strerror(errno));
 
 	{
 		char *const args[] = { argv[0], "--child", "plain", NULL };
@@ -308,6 +332,37 @@ int main(int argc, char **argv)
 		ksft_test_result(ret == CHILD_OK,
 				 "run as \"ld.so codectl_dlopen\": the module registers the program (%s)\n",
 				 child_verdict(ret));
+	}
+	{
+		char *const args[] = { argv[0], "--child", "longid", NULL };
+
+		ret = ct_run_self(args, audit, 60, &err);
+		if (err && *err)
+			ksft_print_msg("its standard error:\n%s", err);
+		ksft_test_result(ret == CHILD_OK && err && !*err,
+				 "a build ID of %d bytes: the module registers the library without it, silently (%s)\n",
+				 CT_LONGID_LEN, child_verdict(ret));
+		free(err);
+		err = NULL;
+	}
+	{
+		char *const args[] = { argv[0], "--child", "longid", NULL };
+		char want[64];
+		const char *said;
+
+		snprintf(want, sizeof(want), "build ID of %d bytes",
+			 CT_LONGID_LEN);
+		setenv("SFRAME_AUDIT_DEBUG", "1", 1);
+		ret = ct_run_self(args, audit, 60, &err);
+		unsetenv("SFRAME_AUDIT_DEBUG");
+		said = err ? strstr(err, want) : NULL;
+		if (!said)
+			ksft_print_msg("no '%s' in its standard error:\n%s",
+				       want, err ? err : "(none)\n");
+		ksft_test_result(ret == CHILD_OK && said &&
+				 strstr(err, CT_LONGID_SO),
+				 "with SFRAME_AUDIT_DEBUG=1 it says it left the build ID out\n");
+		free(err);
 	}
 	ksft_finished();
 }

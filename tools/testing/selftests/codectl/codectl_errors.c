@@ -1,7 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * codectl(2): every documented error, what the kernel accepts, and the
- * lifetime of a registration.
+ * codectl(2): every documented error, what the kernel accepts, the lifetime
+ * of a registration, and the limit of SFRAME_MAX_SECTIONS (1024) of them:
+ *
+ * - /proc/<pid>/sframe with 1024 lines of 4 to 16 KiB (paths of 4095 bytes
+ *   with characters it escapes), read in pieces of 1 and 100 bytes, after
+ *   lseek() back to 0 and into the middle of a line: every line whole, in
+ *   order, and as expected;
+ * - the memory cgroup: 1024 registrations with 4 KiB paths grow the
+ *   caller's memory.current by the paths' bytes, and removing them takes it
+ *   back down;
+ * - fork() of a process whose 1024 registrations each have a .sframe range
+ *   over 256 VMAs: the child gets them all, or all but those MADV_DONTFORK
+ *   takes from it; the time of fork() with and without the registrations is
+ *   printed (a figure, not a verdict).
  *
  * The error table below has one row per row of the error table of
  * Documentation/userspace-api/codectl.rst and of the ERRORS section of
@@ -13,15 +25,23 @@
  * -Wa,--gsframe), unchanged or with one header field changed.
  */
 #define _GNU_SOURCE
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 
 #include "../kselftest.h"
@@ -246,6 +266,152 @@ static bool row_jit(struct fx *fx, const struct errcase *c)
 	return ok;
 }
 
+#if defined(__x86_64__)
+/*
+ * codectl() as the i386 system call, through int $0x80 from this 64-bit
+ * process: a compat system call.  The arguments are cut to 32 bits.
+ * Returns 0, or the errno.
+ */
+static int compat_codectl(unsigned int option, const void *info,
+			  unsigned int size, unsigned int flags)
+{
+	long ret;
+
+	asm volatile("int $0x80"
+		     : "=a" (ret)
+		     : "0" ((unsigned long)CT_NR_CODECTL_I386), "b" (option),
+		       "c" ((unsigned long)info), "d" (size), "S" (flags)
+		     : "memory", "r8", "r9", "r10", "r11");
+	ret = (int)ret;
+	if (ret < 0)
+		return -ret;
+	if (ret)
+		ksft_print_msg("int $0x80 codectl() returned %ld\n", ret);
+	return ret ? EPROTO : 0;
+}
+
+/* i386 getpid, to see that int $0x80 works at all */
+static long compat_getpid(void)
+{
+	long ret;
+
+	asm volatile("int $0x80"
+		     : "=a" (ret)
+		     : "0" (20UL)
+		     : "memory", "r8", "r9", "r10", "r11");
+	return (int)ret;
+}
+
+/* The compat calls, in a child of the test. */
+static bool compat_calls(struct fx *fx, const struct errcase *c)
+{
+	static const unsigned int opts[] = { 3, 0x7fffffff, 0xffffffff };
+	struct codectl_unregister *u;
+	struct codectl_sframe *arg;
+	struct scratch s;
+	bool ok = true;
+	unsigned int i;
+	void *low;
+	int n;
+
+	if (compat_getpid() != getpid()) {
+		ksft_print_msg("int $0x80 getpid() returned %ld, not %d\n",
+			       compat_getpid(), getpid());
+		return false;
+	}
+	/* The structures where a 32-bit pointer reaches them */
+	low = mmap(NULL, fx->page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+	if (low == MAP_FAILED) {
+		ksft_print_msg("mmap(MAP_32BIT): %s\n", strerror(errno));
+		return false;
+	}
+	if (!scratch_get(fx, &s, 1)) {
+		munmap(low, fx->page);
+		return false;
+	}
+	arg = low;
+	*arg = s.arg;
+	u = (void *)(arg + 1);
+	u->text_start = s.arg.text_start;
+
+	/* A registration that a 64-bit call makes: refused, none made */
+	ok &= expect(c, compat_codectl(CODECTL_REGISTER_SFRAME, arg,
+				       sizeof(*arg), 0),
+		     "int $0x80, CODECTL_REGISTER_SFRAME of valid ranges");
+	ct_sframe_lines(s.arg.text_start, NULL, &n, NULL);
+	if (n) {
+		ksft_print_msg("int $0x80 registered the text\n");
+		ct_unregister(s.arg.text_start);
+		ok = false;
+	}
+	/* A registration that a 64-bit call made: not removed */
+	n = ct_register(&s.arg);
+	if (n) {
+		ksft_print_msg("register: %s\n", strerror(n));
+		ok = false;
+	} else {
+		ok &= expect(c, compat_codectl(CODECTL_UNREGISTER, u,
+					       sizeof(*u), 0),
+			     "int $0x80, CODECTL_UNREGISTER of a registration");
+		ct_sframe_lines(s.arg.text_start, NULL, &n, NULL);
+		if (n != 1) {
+			ksft_print_msg("int $0x80 unregistered the text\n");
+			ok = false;
+		}
+		ct_unregister(s.arg.text_start);
+	}
+	ok &= expect(c, compat_codectl(CODECTL_REGISTER_JIT, arg, sizeof(*arg),
+				       0), "int $0x80, CODECTL_REGISTER_JIT");
+	for (i = 0; i < ARRAY_SIZE(opts); i++)
+		ok &= expect(c, compat_codectl(opts[i], arg, sizeof(*arg), 0),
+			     "int $0x80, option %#x", opts[i]);
+	/* Whatever the info */
+	for (i = CODECTL_UNREGISTER; i <= CODECTL_REGISTER_JIT; i++)
+		ok &= expect(c, compat_codectl(i, NULL, 0, 0),
+			     "int $0x80, option %u, info NULL, info_size 0", i);
+	scratch_put(fx, &s);
+	munmap(low, fx->page);
+	return ok;
+}
+
+static bool row_compat(struct fx *fx, const struct errcase *c)
+{
+	int status;
+	pid_t pid;
+
+	/* In a child: without IA32 emulation, int $0x80 kills the caller. */
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		ksft_print_msg("fork: %s\n", strerror(errno));
+		return false;
+	}
+	if (!pid)
+		_exit(compat_calls(fx, c) ? 0 : 1);
+	if (waitpid(pid, &status, 0) != pid) {
+		ksft_print_msg("waitpid: %s\n", strerror(errno));
+		return false;
+	}
+	if (WIFSIGNALED(status)) {
+		ksft_print_msg("int $0x80 killed the child (signal %d)\n",
+			       WTERMSIG(status));
+		ksft_print_msg("%s\n", "it needs CONFIG_IA32_EMULATION=y");
+		return false;
+	}
+	return WIFEXITED(status) && !WEXITSTATUS(status);
+}
+#else
+static bool row_compat(struct fx *fx, const struct errcase *c)
+{
+	(void)fx;
+	(void)c;
+	ksft_print_msg("%s\n",
+		       "no compat system call from a 64-bit process here: the test knows int $0x80 of x86-64 only");
+	return false;
+}
+#endif
+
 static bool row_size_small(struct fx *fx, const struct errcase *c)
 {
 	static const size_t reg[] = { 0, 1, CODECTL_SFRAME_SIZE_VER0 - 1 };
@@ -318,6 +484,50 @@ static bool row_info_fault(struct fx *fx, const struct errcase *c)
 	return ok;
 }
 
+/*
+ * The 80-byte layout of the RFC series, which had the object's mapping,
+ * pathname, build ID and debug link after the four ranges: a caller built
+ * against it passes info_size 80 with the build ID, debug link or CRC in
+ * the bytes past the 56 of struct codectl_sframe, and gets E2BIG rather
+ * than a registration that misreads its fields.
+ */
+struct old_sframe80 {
+	__u64 text_start, text_end, sframe_start, sframe_end;
+	__u64 file_start, file_end, pathname, build_id, debug_link;
+	__u32 build_id_len, debug_link_crc;
+};
+
+static bool old_layout(struct fx *fx, const struct errcase *c,
+		       const struct scratch *s)
+{
+	static const unsigned char id[20] = { 0xb1, 0x1d };
+	struct old_sframe80 o;
+	bool ok;
+
+	(void)fx;
+	memset(&o, 0, sizeof(o));
+	o.text_start = s->arg.text_start;
+	o.text_end = s->arg.text_end;
+	o.sframe_start = s->arg.sframe_start;
+	o.sframe_end = s->arg.sframe_end;
+	o.file_start = s->arg.text_start;
+	o.file_end = s->arg.text_end;
+	o.pathname = (unsigned long)"/old/layout.so";
+	o.build_id = (unsigned long)id;
+	o.build_id_len = sizeof(id);
+	ok = expect(c, ct_codectl(CODECTL_REGISTER_SFRAME, &o, sizeof(o), 0),
+		    "register, the old 80-byte layout, as its audit module filled it");
+	memset(&o, 0, sizeof(o));
+	o.text_start = s->arg.text_start;
+	o.text_end = s->arg.text_end;
+	o.sframe_start = s->arg.sframe_start;
+	o.sframe_end = s->arg.sframe_end;
+	o.debug_link_crc = 0x12345678;
+	ok &= expect(c, ct_codectl(CODECTL_REGISTER_SFRAME, &o, sizeof(o), 0),
+		     "register, the old 80-byte layout, debug_link_crc only");
+	return ok;
+}
+
 static bool row_e2big(struct fx *fx, const struct errcase *c)
 {
 	struct {
@@ -355,6 +565,7 @@ static bool row_e2big(struct fx *fx, const struct errcase *c)
 	ubig.tail[3] = 1;
 	ok &= expect(c, ct_codectl(CODECTL_UNREGISTER, &ubig, sizeof(ubig), 0),
 		     "unregister, an extra byte 1");
+	ok &= old_layout(fx, c, &s);
 	munmap(page, fx->page);
 	scratch_put(fx, &s);
 	return ok;
@@ -804,18 +1015,25 @@ out:
 
 static bool row_build_id_len(struct fx *fx, const struct errcase *c)
 {
-	unsigned char id[CODECTL_BUILD_ID_MAX + 1] = { 1, 2, 3 };
+	/* Readable well past any length tried: only the length is wrong. */
+	static const unsigned char id[4096] = { 1, 2, 3 };
+	static const __u64 lens[] = {
+		CT_BUILD_ID_MAX + 1, 32, 64, 0xffffffff,
+		/* A kernel that read a __u32 would see 20, or 0 */
+		(1ULL << 32) | CT_BUILD_ID_MAX, 1ULL << 32, ~0ULL,
+	};
 	struct scratch s;
-	bool ok;
+	unsigned int i;
+	bool ok = true;
 
 	if (!scratch_get(fx, &s, 1))
 		return false;
 	s.arg.build_id = (unsigned long)id;
-	s.arg.build_id_len = CODECTL_BUILD_ID_MAX + 1;
-	ok = expect(c, ct_register(&s.arg), "build_id_len %d",
-		    CODECTL_BUILD_ID_MAX + 1);
-	s.arg.build_id_len = 0xffffffff;
-	ok &= expect(c, ct_register(&s.arg), "build_id_len 0xffffffff");
+	for (i = 0; i < ARRAY_SIZE(lens); i++) {
+		s.arg.build_id_len = lens[i];
+		ok &= expect(c, ct_register(&s.arg), "build_id_len %#llx",
+			     (unsigned long long)lens[i]);
+	}
 	scratch_put(fx, &s);
 	return ok;
 }
@@ -833,31 +1051,13 @@ static bool row_build_id_half(struct fx *fx, const struct errcase *c)
 	s.arg.build_id = 0;
 	s.arg.build_id_len = sizeof(id);
 	ok &= expect(c, ct_register(&s.arg), "build_id 0, build_id_len 20");
-	scratch_put(fx, &s);
-	return ok;
-}
-
-static bool row_file_range(struct fx *fx, const struct errcase *c)
-{
-	struct codectl_sframe a;
-	struct scratch s;
-	bool ok;
-
-	if (!scratch_get(fx, &s, 2))
-		return false;
-	a = s.arg;
-	a.file_start = a.text_start + 1;
-	a.file_end = a.text_end;
-	ok = expect(c, ct_register(&a), "file_start after text_start");
-	a.file_start = a.text_start;
-	a.file_end = a.text_end - 1;
-	ok &= expect(c, ct_register(&a), "file_end before text_end");
-	a.file_start = a.text_start;
-	a.file_end = 0;
-	ok &= expect(c, ct_register(&a), "file_start only");
-	a.file_start = a.text_end;
-	a.file_end = a.text_start;
-	ok &= expect(c, ct_register(&a), "file range reversed");
+	/* A structure that ends before build_id_len: it reads as 0. */
+	s.arg.build_id = (unsigned long)id;
+	ok &= expect(c, ct_codectl(CODECTL_REGISTER_SFRAME, &s.arg,
+				   offsetof(struct codectl_sframe, build_id_len),
+				   0),
+		     "build_id set, info_size %zu: no build_id_len",
+		     offsetof(struct codectl_sframe, build_id_len));
 	scratch_put(fx, &s);
 	return ok;
 }
@@ -895,22 +1095,6 @@ static bool row_path_long(struct fx *fx, const struct errcase *c)
 	return ok;
 }
 
-static bool row_debuglink_long(struct fx *fx, const struct errcase *c)
-{
-	char *d256 = long_string(NAME_MAX + 1, 'd');
-	struct scratch s;
-	bool ok = false;
-
-	if (d256 && scratch_get(fx, &s, 1)) {
-		s.arg.debug_link = (unsigned long)d256;
-		ok = expect(c, ct_register(&s.arg), "debug_link of %d bytes",
-			    NAME_MAX + 1);
-		scratch_put(fx, &s);
-	}
-	free(d256);
-	return ok;
-}
-
 static bool row_string_fault(struct fx *fx, const struct errcase *c)
 {
 	unsigned char *two = map_pages(fx, 2, PROT_READ | PROT_WRITE);
@@ -932,9 +1116,8 @@ static bool row_string_fault(struct fx *fx, const struct errcase *c)
 	ok = expect(c, ct_register(&a), "pathname on a PROT_NONE page");
 	a.pathname = (unsigned long)tail;
 	ok &= expect(c, ct_register(&a), "pathname running into a PROT_NONE page");
-	a = s.arg;
-	a.debug_link = (unsigned long)fx->none;
-	ok &= expect(c, ct_register(&a), "debug_link on a PROT_NONE page");
+	a.pathname = 0x10000000000000UL;
+	ok &= expect(c, ct_register(&a), "pathname at a non-canonical address");
 	a = s.arg;
 	a.build_id = (unsigned long)fx->none;
 	a.build_id_len = sizeof(id);
@@ -1014,6 +1197,9 @@ static const struct errcase errcases[] = {
 	ROW(EINVAL, "option is not a known option", row_option),
 	ROW(EOPNOTSUPP, "option is CODECTL_REGISTER_JIT, which is reserved",
 	    row_jit),
+	ROW(EOPNOTSUPP,
+	    "the call is a compat system call (from a 32-bit or x32 program, or through int $0x80), whatever the option",
+	    row_compat),
 	ROW(EINVAL, "info_size is smaller than the first version of the option's structure",
 	    row_size_small),
 	ROW(EFAULT, "info is NULL", row_null),
@@ -1059,20 +1245,14 @@ static const struct errcase errcases[] = {
 	    row_overlap_exec),
 	ROW(ENOSPC, "the process already holds SFRAME_MAX_SECTIONS (1024) registrations",
 	    row_enospc),
-	ROW(EINVAL, "build_id_len is larger than CODECTL_BUILD_ID_MAX (64)",
+	ROW(EINVAL, "build_id_len is larger than CODECTL_BUILD_ID_MAX (20)",
 	    row_build_id_len),
 	ROW(EINVAL, "only one of build_id and build_id_len is set",
 	    row_build_id_half),
-	ROW(EINVAL,
-	    "file_start or file_end is set, and [file_start, file_end) does not hold the text range",
-	    row_file_range),
 	ROW(ENAMETOOLONG,
 	    "the string at pathname has PATH_MAX (4096) or more bytes before its null byte",
 	    row_path_long),
-	ROW(ENAMETOOLONG,
-	    "the string at debug_link has more than NAME_MAX (255) bytes before its null byte",
-	    row_debuglink_long),
-	ROW(EFAULT, "pathname, build_id or debug_link points to memory that cannot be read",
+	ROW(EFAULT, "pathname or build_id points to memory that cannot be read",
 	    row_string_fault),
 	ROW(ENOENT, "unregister: no registration starts at text_start",
 	    row_unreg_unknown),
@@ -1202,44 +1382,80 @@ static bool acc_described(struct fx *fx)
 
 	if (!scratch_get(fx, &s, 2))
 		return false;
-	s.arg.file_start = s.arg.text_start;
-	s.arg.file_end = s.arg.text_end;
 	s.arg.pathname = (unsigned long)"/opt/codectl test/lib.so";
-	s.arg.debug_link = (unsigned long)"lib.so.debug";
-	s.arg.debug_link_crc = 0x12345678;
 	s.arg.build_id = (unsigned long)id;
 	s.arg.build_id_len = sizeof(id);
 	ct_hex(hex, id, sizeof(id));
 	/* The path is escaped: a space is shown as \040. */
-	ok = accept_one(&s.arg, sizeof(s.arg), &s.arg, hex,
+	ok = accept_one(&s.arg, CT_SFRAME_SIZE_VER1, &s.arg, hex,
 			"/opt/codectl\\040test/lib.so");
+	scratch_put(fx, &s);
+	return ok;
+}
+
+/* Put @v at byte @off of @buf */
+static void put64(unsigned char *buf, size_t off, __u64 v)
+{
+	memcpy(buf + off, &v, sizeof(v));
+}
+
+/*
+ * The documented layout, byte by byte rather than through the header's
+ * structure: the four ranges at 0, 8, 16 and 24, pathname at 32, build_id
+ * at 40, build_id_len (8 bytes) at 48; 56 bytes in all.  A structure cut
+ * after pathname (40 bytes) is a valid smaller version.
+ */
+static bool acc_layout(struct fx *fx)
+{
+	static const unsigned char id[5] = { 0x0b, 0x1d, 0x5e, 0xc0, 0x01 };
+	unsigned char raw[CT_SFRAME_SIZE_VER1];
+	struct scratch s;
+	bool ok;
+
+	if (!scratch_get(fx, &s, 1))
+		return false;
+	memset(raw, 0, sizeof(raw));
+	put64(raw, 0, s.arg.text_start);
+	put64(raw, 8, s.arg.text_end);
+	put64(raw, 16, s.arg.sframe_start);
+	put64(raw, 24, s.arg.sframe_end);
+	put64(raw, 32, (unsigned long)"/layout/56");
+	put64(raw, 40, (unsigned long)id);
+	put64(raw, 48, sizeof(id));
+	ok = accept_one(raw, sizeof(raw), &s.arg, "0b1d5ec001", "/layout/56");
+	put64(raw, 32, (unsigned long)"/layout/40");
+	ok &= accept_one(raw, 40, &s.arg, "", "/layout/40");
 	scratch_put(fx, &s);
 	return ok;
 }
 
 static bool acc_limits(struct fx *fx)
 {
-	unsigned char id[CODECTL_BUILD_ID_MAX];
-	char hex[2 * CODECTL_BUILD_ID_MAX + 1];
+	unsigned char id[CT_BUILD_ID_MAX];
+	char hex[2 * CT_BUILD_ID_MAX + 1];
 	char *path = long_string(PATH_MAX - 1, 'p');
-	char *link = long_string(NAME_MAX, 'd');
 	struct scratch s;
 	bool ok = false;
 	int i;
 
-	for (i = 0; i < CODECTL_BUILD_ID_MAX; i++)
+	for (i = 0; i < CT_BUILD_ID_MAX; i++)
 		id[i] = i * 7;
 	ct_hex(hex, id, sizeof(id));
-	if (path && link && scratch_get(fx, &s, 1)) {
+	if (path && scratch_get(fx, &s, 1)) {
 		s.arg.pathname = (unsigned long)path;
-		s.arg.debug_link = (unsigned long)link;
 		s.arg.build_id = (unsigned long)id;
 		s.arg.build_id_len = sizeof(id);
 		ok = accept_one(&s.arg, sizeof(s.arg), &s.arg, hex, path);
+		/* Every shorter build ID too */
+		for (i = 1; i < CT_BUILD_ID_MAX; i++) {
+			s.arg.build_id_len = i;
+			ct_hex(hex, id, i);
+			ok &= accept_one(&s.arg, sizeof(s.arg), &s.arg, hex,
+					 path);
+		}
 		scratch_put(fx, &s);
 	}
 	free(path);
-	free(link);
 	return ok;
 }
 
@@ -1293,8 +1509,11 @@ struct check {
 static const struct check acccases[] = {
 	{ "accepted: the first version of the structure (32 bytes)", acc_ver0 },
 	{ "accepted: a larger structure whose extra bytes are zero", acc_zero_tail },
-	{ "accepted: pathname, build ID, debug link and file range, shown escaped", acc_described },
-	{ "accepted: the longest pathname and debug_link, a 64-byte build ID", acc_limits },
+	{ "accepted: info_size 56 with pathname and build ID, shown escaped",
+	  acc_described },
+	{ "accepted: the documented layout, byte by byte, and one cut after pathname",
+	  acc_layout },
+	{ "accepted: the longest pathname, build IDs of 1 to 20 bytes", acc_limits },
 	{ "accepted: one SFrame section for two text ranges, unregistered one by one",
 	  acc_two_ranges },
 };
@@ -1507,23 +1726,147 @@ static bool lt_map_fixed(struct fx *fx)
 	return ok;
 }
 
+/* The registration of @s is there, as it was made. */
+static bool intact(const struct scratch *s, const char *after)
+{
+	struct ct_line l;
+	int n = 0;
+
+	if (ct_sframe_lines(s->arg.text_start, &l, &n, "codectl") < 0)
+		return false;
+	if (n == 1 && l.text_end == s->arg.text_end &&
+	    l.sframe_start == s->arg.sframe_start &&
+	    l.sframe_end == s->arg.sframe_end && !strcmp(l.state, "ok") &&
+	    !strcmp(l.path, "/lifetime/test"))
+		return true;
+	ksft_print_msg("after %s: %d lines for the text, want the one registered\n",
+		       after, n);
+	ct_sframe_dump();
+	return false;
+}
+
+/*
+ * A change of protection keeps a registration: a W^X cycle (RX, RW, RX) as
+ * JITs and ld.so applying text relocations do, PROT_READ, PROT_NONE, of
+ * the whole text or one page of it, and of the .sframe.  munmap() still
+ * removes it afterwards.
+ */
 static bool lt_mprotect(struct fx *fx)
+{
+	static const struct {
+		int prot;
+		bool sframe;	/* of the .sframe, not of the text */
+		bool one;	/* of one page only */
+		const char *what;
+	} steps[] = {
+		{ PROT_READ | PROT_WRITE, false, false, "mprotect(RW) of the text" },
+		{ PROT_READ | PROT_EXEC, false, false, "mprotect(RX) of the text" },
+		{ PROT_READ | PROT_WRITE, false, true, "mprotect(RW) of a text page" },
+		{ PROT_READ | PROT_EXEC, false, true, "mprotect(RX) of the page" },
+		{ PROT_READ, false, false, "mprotect(PROT_READ) of the text" },
+		{ PROT_NONE, false, false, "mprotect(PROT_NONE) of the text" },
+		{ PROT_READ | PROT_WRITE, true, false, "mprotect(RW) of the .sframe" },
+		{ PROT_NONE, true, false, "mprotect(PROT_NONE) of the .sframe" },
+		{ PROT_READ, true, false, "mprotect(PROT_READ) of the .sframe" },
+		{ PROT_READ | PROT_EXEC, false, false, "mprotect(RX) of the text" },
+	};
+	unsigned int i;
+	struct scratch s;
+	bool ok = false;
+	void *at;
+	size_t len;
+
+	if (!lt_register(fx, &s, 2))
+		goto out;
+	for (i = 0; i < ARRAY_SIZE(steps); i++) {
+		at = steps[i].sframe ? (void *)s.sf : s.text;
+		len = steps[i].sframe ? copy_pages(fx) * fx->page :
+		      steps[i].one ? fx->page : 2 * fx->page;
+		if (steps[i].one)
+			at = (char *)at + fx->page;
+		if (mprotect(at, len, steps[i].prot)) {
+			ksft_print_msg("%s: %s\n", steps[i].what,
+				       strerror(errno));
+			goto out;
+		}
+		if (!intact(&s, steps[i].what))
+			goto out;
+	}
+	munmap(s.text, fx->page);
+	ok = gone(s.arg.text_start, "the changes of protection and munmap of a text page");
+out:
+	ct_unregister(s.arg.text_start);
+	scratch_put(fx, &s);
+	return ok;
+}
+
+/*
+ * mremap(MREMAP_DONTUNMAP) leaves the old range mapped: the registration
+ * stays, for the old addresses; the new range is not registered.
+ */
+static bool lt_mremap_dontunmap(struct fx *fx)
 {
 	struct scratch s;
 	bool ok = false;
+	void *moved;
 
-	if (lt_register(fx, &s, 2)) {
-		/* Keeping exec keeps it. */
-		mprotect(s.text, 2 * fx->page, PROT_READ | PROT_WRITE |
-			 PROT_EXEC);
-		mprotect(s.text, 2 * fx->page, PROT_READ | PROT_EXEC);
-		ok = listed(s.arg.text_start);
-		if (!ok)
-			ksft_print_msg("mprotect keeping PROT_EXEC removed it\n");
-		/* Removing exec from one page removes it. */
-		mprotect((char *)s.text + fx->page, fx->page, PROT_READ);
-		ok &= gone(s.arg.text_start, "mprotect(PROT_READ) of a text page");
+	if (!lt_register(fx, &s, 2))
+		goto out;
+	/* The new address is a hint, as with mmap(): none */
+	moved = mremap(s.text, 2 * fx->page, 2 * fx->page,
+		       MREMAP_MAYMOVE | MREMAP_DONTUNMAP, NULL);
+	if (moved == MAP_FAILED) {
+		ksft_print_msg("mremap(MREMAP_DONTUNMAP): %s\n", strerror(errno));
+		goto out;
 	}
+	ok = intact(&s, "mremap(MREMAP_DONTUNMAP) of the text");
+	if (listed((unsigned long)moved)) {
+		ksft_print_msg("the text is registered at its new address too\n");
+		ok = false;
+	}
+	munmap(moved, 2 * fx->page);
+	/* Unmapping the old range is what removes it. */
+	munmap(s.text, 2 * fx->page);
+	s.text = NULL;
+	ok &= gone(s.arg.text_start, "munmap of the old range");
+out:
+	ct_unregister(s.arg.text_start);
+	scratch_put(fx, &s);
+	return ok;
+}
+
+/* mremap() growing the text in place keeps it; shrinking it removes it. */
+static bool lt_mremap_size(struct fx *fx)
+{
+	struct scratch s;
+	bool ok = false;
+	void *p;
+
+	if (!scratch_get(fx, &s, 3))
+		goto out;
+	/* Two pages of text, and room to grow in place: the third page */
+	munmap((char *)s.text + 2 * fx->page, fx->page);
+	s.arg.text_end = pg(fx, s.text, 2);
+	if (!lt_register_scratch(&s))
+		goto out;
+	p = mremap(s.text, 2 * fx->page, 3 * fx->page, 0);
+	if (p == MAP_FAILED) {
+		ksft_print_msg("mremap growing the text in place: %s\n",
+			       strerror(errno));
+		goto out;
+	}
+	if (!intact(&s, "mremap growing the text in place"))
+		goto out;
+	p = mremap(s.text, 3 * fx->page, fx->page, 0);
+	if (p == MAP_FAILED) {
+		ksft_print_msg("mremap shrinking the text: %s\n",
+			       strerror(errno));
+		goto out;
+	}
+	s.pages = 1;
+	ok = gone(s.arg.text_start, "mremap shrinking the text to one page");
+out:
+	ct_unregister(s.arg.text_start);
 	scratch_put(fx, &s);
 	return ok;
 }
@@ -1574,16 +1917,23 @@ out:
 	return ok;
 }
 
+/*
+ * fork() drops, in the child, the registrations whose text or .sframe lies
+ * in part in memory the child does not get (MADV_DONTFORK); the parent
+ * keeps them all, and the child the others.
+ */
 static bool lt_dontfork(struct fx *fx)
 {
-	struct scratch s;
+	struct scratch text = { 0 }, sf = { 0 }, kept = { 0 };
 	bool ok = false;
 	int status;
 	pid_t pid;
 
-	if (!lt_register(fx, &s, 1))
+	if (!lt_register(fx, &text, 2) || !lt_register(fx, &sf, 1) ||
+	    !lt_register(fx, &kept, 1))
 		goto out;
-	if (madvise(s.text, fx->page, MADV_DONTFORK)) {
+	if (madvise((char *)text.text + fx->page, fx->page, MADV_DONTFORK) ||
+	    madvise(sf.sf, fx->page, MADV_DONTFORK)) {
 		ksft_print_msg("madvise(MADV_DONTFORK): %s (it needs CONFIG_ADVISE_SYSCALLS=y)\n",
 			       strerror(errno));
 		goto out;
@@ -1597,24 +1947,30 @@ static bool lt_dontfork(struct fx *fx)
 	if (!pid) {
 		int n = ct_sframe_lines(0, NULL, NULL, "codectl");
 
-		if (n) {
-			ksft_print_msg("child: %d registrations for text it has not\n",
+		if (n != 1 || !listed(kept.arg.text_start)) {
+			ksft_print_msg("child: %d registrations, want 1: the one it has\n",
 				       n);
 			ct_sframe_dump();
+			_exit(1);
 		}
-		_exit(n ? 1 : 0);
+		_exit(0);
 	}
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
 	    WEXITSTATUS(status)) {
 		ksft_print_msg("child failed (status %#x)\n", status);
 		goto out;
 	}
-	ok = listed(s.arg.text_start);
+	ok = listed(text.arg.text_start) && listed(sf.arg.text_start) &&
+	     listed(kept.arg.text_start);
 	if (!ok)
-		ksft_print_msg("the parent lost its registration\n");
-	ct_unregister(s.arg.text_start);
+		ksft_print_msg("the parent lost a registration\n");
 out:
-	scratch_put(fx, &s);
+	ct_unregister(text.arg.text_start);
+	ct_unregister(sf.arg.text_start);
+	ct_unregister(kept.arg.text_start);
+	scratch_put(fx, &text);
+	scratch_put(fx, &sf);
+	scratch_put(fx, &kept);
 	return ok;
 }
 
@@ -1738,6 +2094,168 @@ static bool lt_proc_access(struct fx *fx)
 	return true;
 }
 
+/*
+ * A 32-bit (ELFCLASS32, EM_386) program with a PT_GNU_SFRAME segment: a
+ * copy of this program's own .sframe, whose header is valid.  Its code
+ * writes one byte to standard output, then pauses for ever.
+ */
+#define E32_BASE	0x08048000UL	/* where it is loaded */
+#define E32_CODE	0x80		/* file offset of the code */
+#define E32_MSG		0xc0		/* of the byte it writes */
+#define E32_SFRAME	0x100		/* of the SFrame section */
+
+static const unsigned char e32_code[] = {
+	0xb8, 0x04, 0x00, 0x00, 0x00,	/* mov $4, %eax: write */
+	0xbb, 0x01, 0x00, 0x00, 0x00,	/* mov $1, %ebx */
+	0xb9, 0xc0, 0x80, 0x04, 0x08,	/* mov $E32_BASE + E32_MSG, %ecx */
+	0xba, 0x01, 0x00, 0x00, 0x00,	/* mov $1, %edx */
+	0xcd, 0x80,			/* int $0x80 */
+	0xb8, 0x1d, 0x00, 0x00, 0x00,	/* 1: mov $29, %eax: pause */
+	0xcd, 0x80,			/* int $0x80 */
+	0xeb, 0xf7,			/* jmp 1b */
+};
+
+/* The ELF32 file header and program header, as <elf.h> has them */
+struct e32_ehdr {
+	unsigned char e_ident[EI_NIDENT];
+	__u16 e_type, e_machine;
+	__u32 e_version, e_entry, e_phoff, e_shoff, e_flags;
+	__u16 e_ehsize, e_phentsize, e_phnum, e_shentsize, e_shnum, e_shstrndx;
+};
+
+struct e32_phdr {
+	__u32 p_type, p_offset, p_vaddr, p_paddr, p_filesz, p_memsz, p_flags;
+	__u32 p_align;
+};
+
+static_assert(sizeof(struct e32_ehdr) == 52 && sizeof(struct e32_phdr) == 32,
+	      "ELF32 headers are 52 and 32 bytes");
+static_assert(sizeof(struct e32_ehdr) + 2 * sizeof(struct e32_phdr) <= E32_CODE &&
+	      E32_CODE + sizeof(e32_code) <= E32_MSG,
+	      "the 32-bit program's parts overlap");
+
+static bool write_elf32(struct fx *fx, const char *path)
+{
+	size_t size = E32_SFRAME + fx->sframe_size;
+	unsigned char *img = calloc(1, size);
+	struct e32_ehdr *eh = (struct e32_ehdr *)img;
+	struct e32_phdr *ph = (struct e32_phdr *)(img + sizeof(*eh));
+	bool ok = false;
+	int fd;
+
+	if (!img)
+		return false;
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS32;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_ident[EI_VERSION] = EV_CURRENT;
+	eh->e_type = ET_EXEC;
+	eh->e_machine = EM_386;
+	eh->e_version = EV_CURRENT;
+	eh->e_entry = E32_BASE + E32_CODE;
+	eh->e_phoff = sizeof(*eh);
+	eh->e_ehsize = sizeof(*eh);
+	eh->e_phentsize = sizeof(*ph);
+	eh->e_phnum = 2;
+	ph[0].p_type = PT_LOAD;
+	ph[0].p_vaddr = E32_BASE;
+	ph[0].p_paddr = E32_BASE;
+	ph[0].p_filesz = size;
+	ph[0].p_memsz = size;
+	ph[0].p_flags = PF_R | PF_X;
+	ph[0].p_align = 0x1000;
+	ph[1].p_type = PT_GNU_SFRAME;
+	ph[1].p_offset = E32_SFRAME;
+	ph[1].p_vaddr = E32_BASE + E32_SFRAME;
+	ph[1].p_paddr = E32_BASE + E32_SFRAME;
+	ph[1].p_filesz = fx->sframe_size;
+	ph[1].p_memsz = fx->sframe_size;
+	ph[1].p_flags = PF_R;
+	ph[1].p_align = 4;
+	memcpy(img + E32_CODE, e32_code, sizeof(e32_code));
+	img[E32_MSG] = 'x';
+	memcpy(img + E32_SFRAME, fx->sframe, fx->sframe_size);
+
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	if (fd < 0)
+		ksft_print_msg("%s: %s\n", path, strerror(errno));
+	else if (write(fd, img, size) != (ssize_t)size)
+		ksft_print_msg("write %s: %s\n", path, strerror(errno));
+	else
+		ok = true;
+	if (fd >= 0)
+		close(fd);
+	free(img);
+	return ok;
+}
+
+/*
+ * The unwinder walks SFrame stacks of 64-bit tasks only: the kernel does
+ * not register the PT_GNU_SFRAME of a 32-bit program at exec.
+ */
+static bool lt_exec32(struct fx *fx)
+{
+	struct pollfd pfd = { .events = POLLIN };
+	int pipefd[2], status, n;
+	char path[64], byte = 0;
+	bool ok = false;
+	struct ct_line l;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "/tmp/codectl-elf32-%d", getpid());
+	if (!write_elf32(fx, path))
+		return false;
+	if (pipe2(pipefd, O_CLOEXEC)) {
+		ksft_print_msg("pipe2: %s\n", strerror(errno));
+		unlink(path);
+		return false;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		ksft_print_msg("fork: %s\n", strerror(errno));
+		goto out;
+	}
+	if (!pid) {
+		char *const argv[] = { path, NULL };
+
+		if (dup2(pipefd[1], STDOUT_FILENO) < 0)
+			_exit(126);
+		execve(path, argv, environ);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	pipefd[1] = -1;
+	pfd.fd = pipefd[0];
+	if (poll(&pfd, 1, 30000) != 1 || read(pipefd[0], &byte, 1) != 1 ||
+	    byte != 'x') {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		ksft_print_msg("the 32-bit program did not run (status %#x)\n",
+			       status);
+		ksft_print_msg("%s\n", "it needs CONFIG_IA32_EMULATION=y");
+		pid = 0;
+		goto out;
+	}
+	n = ct_sframe_lines_of(pid, 0, &l, NULL, NULL);
+	if (!n)
+		ok = true;
+	else if (n > 0)
+		ksft_print_msg("%d registrations of the 32-bit program, one: %lx-%lx %lx-%lx %s\n",
+			       n, l.text_start, l.text_end, l.sframe_start,
+			       l.sframe_end, l.source);
+out:
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	close(pipefd[0]);
+	if (pipefd[1] >= 0)
+		close(pipefd[1]);
+	unlink(path);
+	return ok;
+}
+
 static const struct check ltcases[] = {
 	{ "lifetime: munmap of a page of the text removes it", lt_munmap_text },
 	{ "lifetime: munmap of the .sframe removes it", lt_munmap_sframe },
@@ -1745,14 +2263,780 @@ static const struct check ltcases[] = {
 	  lt_munmap_far_sframe },
 	{ "lifetime: munmap of another mapping keeps it", lt_munmap_other },
 	{ "lifetime: mremap of the text removes it", lt_mremap },
+	{ "lifetime: mremap(MREMAP_DONTUNMAP) of the text keeps it, at the old address",
+	  lt_mremap_dontunmap },
+	{ "lifetime: mremap growing the text in place keeps it, shrinking it removes it",
+	  lt_mremap_size },
 	{ "lifetime: mmap(MAP_FIXED) over the text removes it", lt_map_fixed },
-	{ "lifetime: mprotect keeping exec keeps it, removing exec removes it", lt_mprotect },
+	{ "lifetime: mprotect keeps it: RX, RW, RX (W^X), PROT_READ, PROT_NONE; munmap removes it",
+	  lt_mprotect },
 	{ "lifetime: fork copies it, the copies are independent", lt_fork },
-	{ "lifetime: fork does not copy it for text the child does not get", lt_dontfork },
+	{ "lifetime: fork drops it in the child when its text or .sframe is MADV_DONTFORK",
+	  lt_dontfork },
 	{ "lifetime: a registration made at exec can be unregistered", lt_unreg_exec },
 	{ "lifetime: exec clears it", lt_exec },
+	{ "exec: a 32-bit program's PT_GNU_SFRAME is not registered", lt_exec32 },
 	{ "/proc/<pid>/sframe: access is checked at open, as for maps",
 	  lt_proc_access },
+};
+
+/* ---- At the limit of SFRAME_MAX_SECTIONS registrations ------------------ */
+
+#define NREG		CT_MAX_SECTIONS
+#define PATH_LEN	(PATH_MAX - 1)	/* the longest path: 4095 bytes */
+
+/* .sframe pages of the fork case, each page its own VMA */
+#define FORK_SFRAME_PAGES	256
+#define FORK_RUNS		15
+
+/* What memory.current may lag: a batch of pages charged ahead, per CPU */
+#define MEMCG_CHARGE_BATCH	64
+
+#define CG_ROOT		"/sys/fs/cgroup"
+#define CGROUP2_MAGIC	0x63677270
+
+/* @pages fresh pages, this program's .sframe at their start */
+static unsigned char *sframe_spread(struct fx *fx, long pages, int prot)
+{
+	unsigned char *p = map_pages(fx, pages, PROT_READ | PROT_WRITE);
+
+	if (!p)
+		return NULL;
+	memcpy(p, fx->sframe, fx->sframe_size);
+	if (mprotect(p, pages * fx->page, prot)) {
+		ksft_print_msg("mprotect: %s\n", strerror(errno));
+		munmap(p, pages * fx->page);
+		return NULL;
+	}
+	return p;
+}
+
+/* Registration @i: text page @i of @text, the section [@sf, @sf + @sf_len) */
+static struct codectl_sframe limit_arg(struct fx *fx, void *text, long i,
+				       const unsigned char *sf, size_t sf_len)
+{
+	struct codectl_sframe a = {
+		.text_start = (unsigned long)text + i * fx->page,
+		.text_end = (unsigned long)text + (i + 1) * fx->page,
+		.sframe_start = (unsigned long)sf,
+		.sframe_end = (unsigned long)sf + sf_len,
+	};
+
+	return a;
+}
+
+static double now_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+/* Run @fn in a child process; true if it exited with 0. */
+static bool run_in_child(struct fx *fx, bool (*fn)(struct fx *fx))
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		ksft_print_msg("fork: %s\n", strerror(errno));
+		return false;
+	}
+	if (!pid)
+		_exit(fn(fx) ? 0 : 1);
+	if (waitpid(pid, &status, 0) != pid) {
+		ksft_print_msg("waitpid: %s\n", strerror(errno));
+		return false;
+	}
+	if (WIFSIGNALED(status))
+		ksft_print_msg("the child was killed by signal %d\n",
+			       WTERMSIG(status));
+	return WIFEXITED(status) && !WEXITSTATUS(status);
+}
+
+/* Free every slot: unregister what the kernel registered at exec. */
+static bool all_slots(void)
+{
+	int n = ct_drop_exec();
+
+	if (n < 0)
+		return false;
+	n = ct_sframe_lines(0, NULL, NULL, NULL);
+	if (n) {
+		ksft_print_msg("%d registrations left after dropping those made at exec\n",
+			       n);
+		return false;
+	}
+	return true;
+}
+
+/* ---- /proc/<pid>/sframe with many long lines -------------------------- */
+
+/*
+ * Path @i: 4095 bytes, its number first, then plain characters with one in
+ * eight of those /proc/<pid>/sframe escapes (space, tab, newline,
+ * backslash) and now and then a byte it shows as it is (0xe9); every 64th
+ * path has nothing but characters to escape after its number.
+ */
+static void make_path(char *p, unsigned int i)
+{
+	static const char plain[] = "abcdefghijklmnopqrstuvwxyz0123456789._-/";
+	static const char special[] = " \t\n\\";
+	unsigned int x = i * 2654435761u + 1;
+	int k;
+
+	k = snprintf(p, PATH_LEN + 1, "/%u:", i);
+	for (; k < PATH_LEN; k++) {
+		x = x * 1103515245u + 12345u;
+		if (i % 64 == 63 || (x >> 16) % 8 == 0)
+			p[k] = special[(x >> 20) % 4];
+		else if ((x >> 16) % 251 == 1)
+			p[k] = (char)0xe9;
+		else
+			p[k] = plain[(x >> 20) % (sizeof(plain) - 1)];
+	}
+	p[PATH_LEN] = '\0';
+}
+
+/* Build ID of registration @i: @i % 21 bytes, 0 to 20 */
+static unsigned int make_build_id(unsigned char *id, unsigned int i)
+{
+	unsigned int len = i % (CT_BUILD_ID_MAX + 1), j;
+
+	for (j = 0; j < len; j++)
+		id[j] = i * 7 + j * 37;
+	return len;
+}
+
+/* Append the line registration @a must have to @buf at @len; new length. */
+static size_t expect_line(char *buf, size_t len, struct fx *fx,
+			  const struct codectl_sframe *a,
+			  const unsigned char *id, unsigned int id_len,
+			  const char *path)
+{
+	char hex[2 * CT_BUILD_ID_MAX + 1];
+
+	len += sprintf(buf + len, "%08llx-%08llx %08llx-%08llx v%u codectl ok",
+		       a->text_start, a->text_end, a->sframe_start,
+		       a->sframe_end, (unsigned int)fx->sframe[SF_VERSION]);
+	if (id_len) {
+		ct_hex(hex, id, id_len);
+		len += sprintf(buf + len, " build-id=%s", hex);
+	}
+	buf[len++] = ' ';
+	ct_escape(buf + len, CT_PATH_SHOWN_MAX + 1, path);
+	len += strlen(buf + len);
+	buf[len++] = '\n';
+	return len;
+}
+
+/* Say where @got and @want first differ, by line. */
+static void show_diff(const char *what, const char *got, size_t got_len,
+		      const char *want, size_t want_len, size_t base)
+{
+	size_t i, n = got_len < want_len ? got_len : want_len, line = 1, bol = 0;
+
+	for (i = 0; i < n && got[i] == want[i]; i++) {
+		if (want[i] == '\n') {
+			line++;
+			bol = i + 1;
+		}
+	}
+	if (i == n && got_len == want_len)
+		return;
+	ksft_print_msg("%s: %zu bytes, want %zu\n", what, got_len, want_len);
+	ksft_print_msg("they differ at byte %zu, column %zu of line %zu (from byte %zu)\n",
+		       i, i - bol + 1, line, base);
+	ksft_print_msg("  got:  '%.*s'\n", (int)(got_len - bol < 80 ? got_len - bol : 80),
+		       got + bol);
+	ksft_print_msg("  want: '%.*s'\n", (int)(want_len - bol < 80 ? want_len - bol : 80),
+		       want + bol);
+}
+
+/*
+ * Read @fd to its end, or @max bytes, in pieces of the sizes of @sizes in
+ * turn, the first @ones bytes one at a time.  Returns the length, or -1.
+ */
+static ssize_t read_pieces(int fd, char *buf, size_t max, size_t ones,
+			   const size_t *sizes, unsigned int nsizes)
+{
+	size_t len = 0, want;
+	unsigned int k = 0;
+	ssize_t n;
+
+	while (len < max) {
+		want = len < ones ? 1 : sizes[k++ % nsizes];
+		if (want > max - len)
+			want = max - len;
+		n = read(fd, buf + len, want);
+		if (n < 0) {
+			ksft_print_msg("read of %zu bytes at %zu: %s\n", want,
+				       len, strerror(errno));
+			return -1;
+		}
+		if (!n)
+			break;
+		if ((size_t)n > want) {
+			ksft_print_msg("read of %zu bytes returned %zd\n", want,
+				       n);
+			return -1;
+		}
+		len += n;
+	}
+	return len;
+}
+
+static bool proc_lines(struct fx *fx)
+{
+	static const size_t hundred[] = { 100 };
+	static const size_t mixed[] = { 4096, 1, 100, 65536, 7, 16387, 333 };
+	unsigned char *sf = NULL, id[CT_BUILD_ID_MAX];
+	size_t want_len = 0, cap, mid, ones;
+	char *paths = NULL, *want = NULL, *got = NULL;
+	struct codectl_sframe a;
+	unsigned int id_len;
+	void *text = NULL;
+	bool ok = false;
+	ssize_t len;
+	int fd = -1, ret;
+	long i;
+
+	if (!all_slots())
+		return false;
+	text = map_pages(fx, NREG, PROT_READ | PROT_EXEC);
+	sf = sframe_spread(fx, copy_pages(fx), PROT_READ);
+	paths = malloc((size_t)NREG * (PATH_LEN + 1));
+	cap = (size_t)NREG * (CT_PATH_SHOWN_MAX + 256);
+	want = malloc(cap);
+	got = malloc(cap + 1);
+	if (!text || !sf || !paths || !want || !got) {
+		ksft_print_msg("out of memory\n");
+		goto out;
+	}
+
+	/* In address order, as the file lists them */
+	for (i = 0; i < NREG; i++) {
+		char *path = paths + i * (PATH_LEN + 1);
+
+		make_path(path, i);
+		id_len = make_build_id(id, i);
+		a = limit_arg(fx, text, i, sf, fx->sframe_size);
+		a.pathname = (unsigned long)path;
+		a.build_id = id_len ? (unsigned long)id : 0;
+		a.build_id_len = id_len;
+		ret = ct_register(&a);
+		if (ret) {
+			ksft_print_msg("registration %ld: %s\n", i + 1,
+				       strerror(ret));
+			goto out;
+		}
+		want_len = expect_line(want, want_len, fx, &a, id, id_len,
+				       path);
+	}
+	ksft_print_msg("%d registrations: /proc/self/sframe should be %zu bytes\n",
+		       NREG, want_len);
+
+	fd = open("/proc/self/sframe", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ksft_print_msg("/proc/self/sframe: %s\n", strerror(errno));
+		goto out;
+	}
+	/* The first three lines and a bit one byte at a time, then 100 */
+	ones = 0;
+	for (i = 0; i < 3; i++)
+		ones = (char *)memchr(want + ones, '\n', want_len - ones) -
+		       want + 1;
+	ones += 100;
+	len = read_pieces(fd, got, cap + 1, ones, hundred, 1);
+	if (len < 0)
+		goto out;
+	ok = (size_t)len == want_len && !memcmp(got, want, len);
+	show_diff("read by 1 byte, then by 100", got, len, want, want_len, 0);
+
+	/* Again, from the start, in pieces of every size */
+	if (lseek(fd, 0, SEEK_SET)) {
+		ksft_print_msg("lseek to 0: %s\n", strerror(errno));
+		goto fail;
+	}
+	len = read_pieces(fd, got, cap + 1, 0, mixed, ARRAY_SIZE(mixed));
+	if (len < 0)
+		goto fail;
+	ok &= (size_t)len == want_len && !memcmp(got, want, len);
+	show_diff("after lseek to 0, read in mixed pieces", got, len, want,
+		  want_len, 0);
+
+	/* From the middle of a line in the middle of the file */
+	mid = (char *)memchr(want + want_len / 2, '\n', want_len / 2) - want +
+	      1 + 17;
+	if (lseek(fd, mid, SEEK_SET) != (off_t)mid) {
+		ksft_print_msg("lseek to %zu: %s\n", mid, strerror(errno));
+		goto fail;
+	}
+	len = read_pieces(fd, got, 3 * CT_PATH_SHOWN_MAX, 0, hundred, 1);
+	if (len < 0)
+		goto fail;
+	ok &= (size_t)len == 3 * CT_PATH_SHOWN_MAX &&
+	      !memcmp(got, want + mid, len);
+	show_diff("after lseek into a line, read by 100", got, len, want + mid,
+		  3 * CT_PATH_SHOWN_MAX, mid);
+	goto out;
+fail:
+	ok = false;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(paths);
+	free(want);
+	free(got);
+	return ok;
+}
+
+/* ---- The memory cgroup ---------------------------------------------- */
+
+/* The cgroup of the test, and what it changed to make it */
+struct cg {
+	char dir[64];
+	bool mounted;		/* it mounted cgroup2 at CG_ROOT */
+	bool enabled;		/* it enabled the memory controller */
+};
+
+static bool write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n = -1;
+
+	if (fd >= 0) {
+		n = write(fd, s, strlen(s));
+		close(fd);
+	}
+	if (n != (ssize_t)strlen(s)) {
+		ksft_print_msg("write '%s' to %s: %s\n", s, path,
+			       strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+static bool read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = -1;
+
+	if (fd >= 0) {
+		n = read(fd, buf, len - 1);
+		close(fd);
+	}
+	if (n < 0) {
+		ksft_print_msg("%s: %s\n", path, strerror(errno));
+		return false;
+	}
+	buf[n] = '\0';
+	return true;
+}
+
+/* The memory.current of @cg, or -1 */
+static long long cg_current(const struct cg *cg)
+{
+	char path[128], buf[64];
+
+	snprintf(path, sizeof(path), "%s/memory.current", cg->dir);
+	if (!read_file(path, buf, sizeof(buf)))
+		return -1;
+	return atoll(buf);
+}
+
+/* Is @word one of the words of @list? */
+static bool has_word(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p;
+
+	for (p = strstr(list, word); p; p = strstr(p + 1, word))
+		if ((p == list || p[-1] == ' ') &&
+		    (p[n] == ' ' || p[n] == '\n' || !p[n]))
+			return true;
+	return false;
+}
+
+/*
+ * A child cgroup with the memory controller: cgroup2 mounted at
+ * /sys/fs/cgroup (mounted here if it is not), its memory controller
+ * enabled for the children.  What is missing is a failure, said.
+ */
+static bool cg_make(struct cg *cg)
+{
+	char buf[512];
+	struct statfs st;
+
+	memset(cg, 0, sizeof(*cg));
+	if (statfs(CG_ROOT, &st) || st.f_type != CGROUP2_MAGIC) {
+		if (mount("cgroup2", CG_ROOT, "cgroup2", 0, NULL)) {
+			ksft_print_msg("no cgroup2 at %s, and mounting it failed: %s\n",
+				       CG_ROOT, strerror(errno));
+			ksft_print_msg("%s\n", "it needs CONFIG_CGROUPS=y");
+			return false;
+		}
+		cg->mounted = true;
+	}
+	if (!read_file(CG_ROOT "/cgroup.controllers", buf, sizeof(buf)))
+		return false;
+	if (!has_word(buf, "memory")) {
+		ksft_print_msg("no memory controller in %s/cgroup.controllers ('%s')\n",
+			       CG_ROOT, strtok(buf, "\n") ?: "");
+		ksft_print_msg("%s\n", "it needs CONFIG_MEMCG=y");
+		return false;
+	}
+	if (!read_file(CG_ROOT "/cgroup.subtree_control", buf, sizeof(buf)))
+		return false;
+	if (!has_word(buf, "memory")) {
+		if (!write_file(CG_ROOT "/cgroup.subtree_control", "+memory"))
+			return false;
+		cg->enabled = true;
+	}
+	snprintf(cg->dir, sizeof(cg->dir), "%s/codectl-%d", CG_ROOT, getpid());
+	if (mkdir(cg->dir, 0755)) {
+		ksft_print_msg("mkdir %s: %s\n", cg->dir, strerror(errno));
+		cg->dir[0] = '\0';
+		return false;
+	}
+	return true;
+}
+
+/* Undo cg_make(), once nothing runs in the cgroup. */
+static void cg_remove(struct cg *cg)
+{
+	if (cg->dir[0] && rmdir(cg->dir))
+		ksft_print_msg("rmdir %s: %s\n", cg->dir, strerror(errno));
+	if (cg->enabled)
+		write_file(CG_ROOT "/cgroup.subtree_control", "-memory");
+	if (cg->mounted && umount(CG_ROOT))
+		ksft_print_msg("umount %s: %s\n", CG_ROOT, strerror(errno));
+}
+
+static struct cg memcg;
+
+/*
+ * In the child cgroup, on one CPU: memory.current charges ahead in batches
+ * of MEMCG_CHARGE_BATCH pages, per CPU, so on one CPU it may lag the
+ * growth by up to one batch, whatever the number of CPUs.
+ */
+static bool memcg_charge(struct fx *fx)
+{
+	long long base, peak, now, batch = MEMCG_CHARGE_BATCH * fx->page;
+	long long paths_len = (long long)NREG * (PATH_LEN + 1);
+	unsigned char *sf = NULL;
+	struct codectl_sframe a;
+	char path[128], *paths;
+	double t0;
+	void *text;
+	cpu_set_t cpus;
+	int ret;
+	long i;
+
+	CPU_ZERO(&cpus);
+	CPU_SET(sched_getcpu(), &cpus);
+	if (sched_setaffinity(0, sizeof(cpus), &cpus)) {
+		ksft_print_msg("sched_setaffinity: %s\n", strerror(errno));
+		return false;
+	}
+	snprintf(path, sizeof(path), "%s/cgroup.procs", memcg.dir);
+	if (!write_file(path, "0") || !all_slots())
+		return false;
+	/* Everything user space needs, touched before the first figure */
+	text = map_pages(fx, NREG, PROT_READ | PROT_EXEC);
+	sf = sframe_spread(fx, copy_pages(fx), PROT_READ);
+	paths = malloc(paths_len);
+	if (!text || !sf || !paths)
+		return false;
+	for (i = 0; i < NREG; i++)
+		make_path(paths + i * (PATH_LEN + 1), i);
+
+	base = cg_current(&memcg);
+	for (i = 0; i < NREG; i++) {
+		a = limit_arg(fx, text, i, sf, fx->sframe_size);
+		a.pathname = (unsigned long)(paths + i * (PATH_LEN + 1));
+		ret = ct_register(&a);
+		if (ret) {
+			ksft_print_msg("registration %ld: %s\n", i + 1,
+				       strerror(ret));
+			return false;
+		}
+	}
+	peak = cg_current(&memcg);
+	for (i = 0; i < NREG; i++)
+		ct_unregister((unsigned long)text + i * fx->page);
+	/* The memory is freed after an RCU grace period. */
+	t0 = now_us();
+	do {
+		usleep(100 * 1000);
+		now = cg_current(&memcg);
+	} while (now - base > paths_len / 4 && now_us() - t0 < 30e6);
+	if (base < 0 || peak < 0 || now < 0)
+		return false;
+	ksft_print_msg("memory.current: %lld before, %lld with %d registrations\n",
+		       base, peak, NREG);
+	ksft_print_msg("(%+lld; their paths: %lld bytes), %lld after their removal\n",
+		       peak - base, paths_len, now);
+	if (peak - base < paths_len - batch) {
+		ksft_print_msg("it grew by %lld bytes, less than the paths (%lld)\n",
+			       peak - base, paths_len);
+		ksft_print_msg("(less a batch of %lld bytes charged ahead)\n",
+			       batch);
+		return false;
+	}
+	if (now - base > paths_len / 4) {
+		ksft_print_msg("30 s after the removal it is still %lld bytes above where it was\n",
+			       now - base);
+		return false;
+	}
+	return true;
+}
+
+static bool memcg_case(struct fx *fx)
+{
+	bool ok;
+
+	if (!cg_make(&memcg)) {
+		cg_remove(&memcg);
+		return false;
+	}
+	ok = run_in_child(fx, memcg_charge);
+	cg_remove(&memcg);
+	return ok;
+}
+
+/* ---- fork() ----------------------------------------------------------- */
+
+/*
+ * 1024 text pages, and a .sframe range of FORK_SFRAME_PAGES pages whose
+ * protection alternates between read-only and read-write, so that each
+ * page is its own VMA.
+ */
+struct forkset {
+	void *text;
+	unsigned char *sf;
+	size_t sf_len;
+};
+
+/* The VMAs of [start, end) in /proc/self/maps */
+static int vmas_in(unsigned long start, unsigned long end)
+{
+	unsigned long lo, hi;
+	char line[512];
+	int n = 0;
+	FILE *f;
+
+	f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo >= start &&
+		    hi <= end)
+			n++;
+	fclose(f);
+	return n;
+}
+
+static bool fork_setup(struct fx *fx, struct forkset *fs)
+{
+	long i;
+	int n;
+
+	if (!all_slots())
+		return false;
+	fs->text = map_pages(fx, NREG, PROT_READ | PROT_EXEC);
+	fs->sf = sframe_spread(fx, FORK_SFRAME_PAGES, PROT_READ);
+	fs->sf_len = FORK_SFRAME_PAGES * fx->page;
+	if (!fs->text || !fs->sf)
+		return false;
+	for (i = 1; i < FORK_SFRAME_PAGES; i += 2) {
+		if (mprotect(fs->sf + i * fx->page, fx->page,
+			     PROT_READ | PROT_WRITE)) {
+			ksft_print_msg("mprotect: %s\n", strerror(errno));
+			return false;
+		}
+	}
+	n = vmas_in((unsigned long)fs->sf, (unsigned long)fs->sf + fs->sf_len);
+	if (n != FORK_SFRAME_PAGES) {
+		ksft_print_msg("the .sframe range has %d VMAs, not %d\n", n,
+			       FORK_SFRAME_PAGES);
+		return false;
+	}
+	return true;
+}
+
+static bool fork_register(struct fx *fx, struct forkset *fs)
+{
+	struct codectl_sframe a;
+	int ret;
+	long i;
+
+	for (i = 0; i < NREG; i++) {
+		a = limit_arg(fx, fs->text, i, fs->sf, fs->sf_len);
+		ret = ct_register(&a);
+		if (ret) {
+			ksft_print_msg("registration %ld: %s\n", i + 1,
+				       strerror(ret));
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * In a child: are the registrations those of @fs, but for the text pages
+ * @skip[0..@nskip)?  Exits with 0 if so.
+ */
+static void child_check(struct fx *fx, const struct forkset *fs,
+			const long *skip, int nskip)
+{
+	struct ct_line l;
+	int n, bad = 0, j;
+	long i;
+
+	n = ct_sframe_lines(0, NULL, NULL, NULL);
+	if (n != NREG - nskip) {
+		ksft_print_msg("child: %d registrations, want %d\n", n,
+			       NREG - nskip);
+		_exit(1);
+	}
+	for (i = 0, j = 0; i < NREG; i++) {
+		unsigned long t = (unsigned long)fs->text + i * fx->page;
+		bool skipped = j < nskip && skip[j] == i;
+
+		if (skipped)
+			j++;
+		ct_sframe_lines(t, &l, &n, NULL);
+		if (skipped ? n != 0 :
+		    n != 1 || l.text_end != t + fx->page ||
+		    l.sframe_start != (unsigned long)fs->sf ||
+		    l.sframe_end != (unsigned long)fs->sf + fs->sf_len) {
+			if (bad++ < 5)
+				ksft_print_msg("child: text page %ld: %d lines, want %d\n",
+					       i, n, skipped ? 0 : 1);
+		}
+	}
+	_exit(bad ? 1 : 0);
+}
+
+/* Fork @runs times, children that exit at once; the median time of fork() */
+static double fork_time(int runs)
+{
+	double t[FORK_RUNS], t0, x;
+	int i, j, status;
+	pid_t pid;
+
+	for (i = 0; i < runs; i++) {
+		t0 = now_us();
+		pid = fork();
+		if (!pid)
+			_exit(0);
+		t[i] = now_us() - t0;
+		if (pid < 0)
+			return -1;
+		waitpid(pid, &status, 0);
+	}
+	for (i = 1; i < runs; i++)
+		for (j = i; j > 0 && t[j - 1] > t[j]; j--) {
+			x = t[j];
+			t[j] = t[j - 1];
+			t[j - 1] = x;
+		}
+	return t[runs / 2];
+}
+
+/* Fork, check the child with child_check(); true if it passed. */
+static bool fork_check(struct fx *fx, const struct forkset *fs,
+		       const long *skip, int nskip)
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		ksft_print_msg("fork: %s\n", strerror(errno));
+		return false;
+	}
+	if (!pid)
+		child_check(fx, fs, skip, nskip);
+	return waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	       !WEXITSTATUS(status);
+}
+
+static bool fork_many(struct fx *fx)
+{
+	struct forkset fs;
+	double none, many;
+
+	if (!fork_setup(fx, &fs))
+		return false;
+	fflush(stdout);
+	none = fork_time(FORK_RUNS);
+	if (!fork_register(fx, &fs))
+		return false;
+	many = fork_time(FORK_RUNS);
+	ksft_print_msg("fork(), median of %d: %.0f us without registrations\n",
+		       FORK_RUNS, none);
+	ksft_print_msg("fork(), median of %d: %.0f us with %d, .sframe over %d VMAs\n",
+		       FORK_RUNS, many, NREG, FORK_SFRAME_PAGES);
+	if (none < 0 || many < 0) {
+		ksft_print_msg("fork: %s\n", strerror(errno));
+		return false;
+	}
+	return fork_check(fx, &fs, NULL, 0);
+}
+
+static bool fork_dontfork(struct fx *fx)
+{
+	static const long skip[] = { 0, NREG / 2 - 1, NREG - 1 };
+	struct forkset fs;
+	unsigned int i;
+
+	if (!fork_setup(fx, &fs) || !fork_register(fx, &fs))
+		return false;
+	for (i = 0; i < ARRAY_SIZE(skip); i++) {
+		if (madvise((char *)fs.text + skip[i] * fx->page, fx->page,
+			    MADV_DONTFORK)) {
+			ksft_print_msg("madvise(MADV_DONTFORK): %s\n",
+				       strerror(errno));
+			return false;
+		}
+	}
+	return fork_check(fx, &fs, skip, ARRAY_SIZE(skip));
+}
+
+static bool lim_proc(struct fx *fx)
+{
+	return run_in_child(fx, proc_lines);
+}
+
+static bool lim_fork(struct fx *fx)
+{
+	return run_in_child(fx, fork_many);
+}
+
+static bool lim_dontfork(struct fx *fx)
+{
+	return run_in_child(fx, fork_dontfork);
+}
+
+/*
+ * Each in a child process, which first unregisters what the kernel
+ * registered at exec, so that all 1024 slots are its own.
+ */
+static const struct check limcases[] = {
+	{ "limit: /proc/<pid>/sframe, 1024 lines of 4095-byte paths, read in pieces",
+	  lim_proc },
+	{ "limit: 1024 registrations with 4 KiB paths are charged to memory.current",
+	  memcg_case },
+	{ "limit: fork copies 1024 registrations, their .sframe over 256 VMAs",
+	  lim_fork },
+	{ "limit: fork with 1024 registrations drops only the MADV_DONTFORK ones",
+	  lim_dontfork },
 };
 
 /* After exec: how many registrations by codectl are there? */
@@ -1845,7 +3129,7 @@ int main(int argc, char **argv)
 
 	ksft_print_header();
 	ksft_set_plan(ARRAY_SIZE(errcases) + ARRAY_SIZE(acccases) +
-		      ARRAY_SIZE(ltcases));
+		      ARRAY_SIZE(ltcases) + ARRAY_SIZE(limcases));
 	setup(&fx);
 	ksft_print_msg("%d registrations made at exec\n", fx.baseline);
 
@@ -1858,5 +3142,6 @@ int main(int argc, char **argv)
 	}
 	run_checks(&fx, acccases, ARRAY_SIZE(acccases));
 	run_checks(&fx, ltcases, ARRAY_SIZE(ltcases));
+	run_checks(&fx, limcases, ARRAY_SIZE(limcases));
 	ksft_finished();
 }

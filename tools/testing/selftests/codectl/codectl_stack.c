@@ -14,9 +14,13 @@
  * stack is compared, frame by frame -- function and exact address -- with
  * the chain the functions recorded as they ran.
  *
- * The program runs itself twice: under LD_AUDIT the stack must be the
+ * The program runs itself three times: under LD_AUDIT the stack must be the
  * chain; without it the library's frames can only be unwound by frame
- * pointer, which these frames do not have, and the stack must differ.
+ * pointer, which these frames do not have, and the stack must differ.  The
+ * third run, under LD_AUDIT, first takes the text of the program (registered
+ * at exec) and of the library (registered with codectl) through a W^X cycle
+ * -- RX, RW, RX -- and PROT_READ, as JITs and ld.so applying text
+ * relocations do: the registrations stay, and the stack is still the chain.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -25,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 
 #include "../kselftest.h"
@@ -136,6 +141,111 @@ static bool stack_is_chain(const struct cl_walk *w, const __u64 *ips,
 	return ok;
 }
 
+/* The registration of the text at @text_start from @source, in @l */
+static bool registered(unsigned long text_start, const char *source,
+		       struct ct_line *l)
+{
+	int n = 0;
+
+	if (ct_sframe_lines(text_start, l, &n, source) < 0)
+		return false;
+	if (n != 1) {
+		ksft_print_msg("no registration by %s of the text at %#lx\n",
+			       source, text_start);
+		ct_sframe_dump();
+		return false;
+	}
+	return true;
+}
+
+/* Is @l the same registration as @before? */
+static bool same_line(const struct ct_line *l, const struct ct_line *before,
+		      const char *after)
+{
+	if (l->text_end == before->text_end &&
+	    l->sframe_start == before->sframe_start &&
+	    l->sframe_end == before->sframe_end && !strcmp(l->state, "ok") &&
+	    !strcmp(l->path, before->path))
+		return true;
+	ksft_print_msg("after %s: %lx-%lx %lx-%lx %s %s, was %lx-%lx %lx-%lx %s %s\n",
+		       after, l->text_start, l->text_end, l->sframe_start,
+		       l->sframe_end, l->state, l->path, before->text_start,
+		       before->text_end, before->sframe_start,
+		       before->sframe_end, before->state, before->path);
+	return false;
+}
+
+/* [@start, @end) widened to whole pages: the start, the length */
+static void page_range(unsigned long start, unsigned long end,
+		       unsigned long *addr, unsigned long *len)
+{
+	unsigned long page = sysconf(_SC_PAGESIZE);
+
+	*addr = start & ~(page - 1);
+	*len = ((end + page - 1) & ~(page - 1)) - *addr;
+}
+
+/*
+ * The W^X cycle of the program's text and the library's: RX, RW, RX, then
+ * PROT_READ and back to RX to run.  Both registrations must stay as they
+ * were.
+ */
+static bool wx_cycle(void *h, const struct ct_object *self)
+{
+	static const int cycle[] = {
+		PROT_READ | PROT_WRITE, PROT_READ | PROT_EXEC, PROT_READ,
+		PROT_READ | PROT_EXEC,
+	};
+	static const char * const what[] = {
+		"RW", "RX again", "PROT_READ", "RX to run",
+	};
+	int (*seq)(void *addr, unsigned long len, const int *prots, int n);
+	struct ct_line prog0, lib0, l;
+	unsigned long addr, len;
+	struct ct_object lib;
+	unsigned int i;
+	int ret;
+
+	seq = (int (*)(void *, unsigned long, const int *, int))
+		dlsym(h, "cl_mprotect_seq");
+	if (!seq) {
+		ksft_print_msg("dlsym(cl_mprotect_seq): %s\n", dlerror());
+		return false;
+	}
+	if (ct_dl_object(h, &lib) ||
+	    !registered(self->text_start[0], "exec", &prog0) ||
+	    !registered(lib.text_start[0], "codectl", &lib0))
+		return false;
+
+	/* The library's text, from here: check after each step. */
+	page_range(lib.text_start[0], lib.text_end[0], &addr, &len);
+	for (i = 0; i < ARRAY_SIZE(cycle); i++) {
+		if (mprotect((void *)addr, len, cycle[i])) {
+			ksft_print_msg("mprotect(%s) of the library's text: %s\n",
+				       what[i], strerror(errno));
+			return false;
+		}
+		if (!registered(lib.text_start[0], "codectl", &l) ||
+		    !same_line(&l, &lib0, what[i]))
+			return false;
+	}
+
+	/* The program's own text, from the library: check at the end. */
+	page_range(self->text_start[0], self->text_end[0], &addr, &len);
+	ret = seq((void *)addr, len, cycle, ARRAY_SIZE(cycle));
+	if (ret) {
+		ksft_print_msg("mprotect() of the program's text: %s\n",
+			       strerror(ret));
+		return false;
+	}
+	if (!registered(self->text_start[0], "exec", &l) ||
+	    !same_line(&l, &prog0, "RW, RX, PROT_READ, RX of the program"))
+		return false;
+	ksft_print_msg("%s\n",
+		       "after RX, RW, RX, PROT_READ, RX: both registrations stay");
+	return true;
+}
+
 /* Is the library registered by codectl, as @audit says it must be? */
 static bool lib_state(void *h, bool audit)
 {
@@ -165,7 +275,7 @@ static bool lib_state(void *h, bool audit)
 	return true;
 }
 
-static int child(bool audit)
+static int child(bool audit, bool wx)
 {
 	static struct sft_sample samples[SFT_RUN_MAX_SAMPLES];
 	char dir[PATH_MAX], lib[PATH_MAX + 32];
@@ -203,6 +313,8 @@ static int child(bool audit)
 		return CHILD_BROKEN;
 	}
 	if (!lib_state(h, audit))
+		return CHILD_STATE;
+	if (wx && !wx_cycle(h, &self))
 		return CHILD_STATE;
 
 	tp = sft_tracepoint_id("syscalls", "sys_enter_getppid");
@@ -261,10 +373,10 @@ int main(int argc, char **argv)
 	int ret;
 
 	if (argc > 2 && !strcmp(argv[1], "--child"))
-		return child(!strcmp(argv[2], "audit"));
+		return child(strcmp(argv[2], "plain"), !strcmp(argv[2], "wx"));
 
 	ksft_print_header();
-	ksft_set_plan(2);
+	ksft_set_plan(3);
 	if (ct_exe_dir(dir, sizeof(dir)))
 		ksft_exit_fail_msg("cannot find the test's directory\n");
 	snprintf(audit, sizeof(audit), "LD_AUDIT=%s/%s", dir, CT_AUDIT_SO);
@@ -286,6 +398,14 @@ int main(int argc, char **argv)
 		ret = ct_run_self(args, NULL, 120, NULL);
 		ksft_test_result(ret == CHILD_MISMATCH,
 				 "without it, frame pointers for the library: not the chain (%s)\n",
+				 verdict(ret));
+	}
+	{
+		char *const args[] = { argv[0], "--child", "wx", NULL };
+
+		ret = ct_run_self(args, audit, 120, NULL);
+		ksft_test_result(ret == CHILD_MATCH,
+				 "after RX, RW, RX and PROT_READ of the program's and the library's text, the stack is still the chain (%s)\n",
 				 verdict(ret));
 	}
 	ksft_finished();

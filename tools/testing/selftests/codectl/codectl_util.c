@@ -99,20 +99,23 @@ static bool parse_line(char *s, struct ct_line *l)
 	     tok = strtok_r(NULL, " ", &save)) {
 		if (!strncmp(tok, "build-id=", 9) && !l->build_id[0] &&
 		    !l->path[0]) {
-			snprintf(l->build_id, sizeof(l->build_id), "%s",
-				 tok + 9);
+			/* No longer than the longest build ID, in hex */
+			if (strlen(tok + 9) >= sizeof(l->build_id))
+				return false;
+			strcpy(l->build_id, tok + 9);
 			continue;
 		}
 		/* The path is last; escaped, so it has no spaces. */
-		if (l->path[0])
+		if (l->path[0] || strlen(tok) >= sizeof(l->path))
 			return false;
-		snprintf(l->path, sizeof(l->path), "%s", tok);
+		strcpy(l->path, tok);
 	}
 	return true;
 }
 
 /**
- * ct_sframe_lines() - Read and check /proc/self/sframe
+ * ct_sframe_lines_of() - Read and check /proc/<pid>/sframe
+ * @pid: the process, 0 for this one
  * @text_start: the registration to look for, or 0 for any
  * @found: receives its line (with @text_start 0, the last line counted), if
  *	   not NULL
@@ -122,26 +125,29 @@ static bool parse_line(char *s, struct ct_line *l)
  * Return: the number of (matching) lines, or -1 after printing why: the
  * file is missing or a line has not the documented format.
  */
-int ct_sframe_lines(unsigned long text_start, struct ct_line *found,
-		    int *nfound, const char *source)
+int ct_sframe_lines_of(pid_t pid, unsigned long text_start,
+		       struct ct_line *found, int *nfound, const char *source)
 {
 	static struct ct_line l;
-	char *buf = NULL;
+	char *buf = NULL, name[64];
 	size_t cap = 0;
 	int count = 0;
 	FILE *f;
 
 	if (nfound)
 		*nfound = 0;
-	f = fopen("/proc/self/sframe", "re");
+	if (pid)
+		snprintf(name, sizeof(name), "/proc/%d/sframe", (int)pid);
+	else
+		snprintf(name, sizeof(name), "/proc/self/sframe");
+	f = fopen(name, "re");
 	if (!f) {
-		ksft_print_msg("/proc/self/sframe: %s\n", strerror(errno));
+		ksft_print_msg("%s: %s\n", name, strerror(errno));
 		return -1;
 	}
 	while (getline(&buf, &cap, f) > 0) {
 		if (!parse_line(buf, &l)) {
-			ksft_print_msg("/proc/self/sframe: bad line '%s'\n",
-				       buf);
+			ksft_print_msg("%s: bad line '%.200s'\n", name, buf);
 			count = -1;
 			break;
 		}
@@ -158,6 +164,68 @@ int ct_sframe_lines(unsigned long text_start, struct ct_line *found,
 	free(buf);
 	fclose(f);
 	return count;
+}
+
+/**
+ * ct_sframe_lines() - Read and check /proc/self/sframe
+ * @text_start: the registration to look for, or 0 for any
+ * @found: receives its line, see ct_sframe_lines_of()
+ * @nfound: receives the number of lines of @text_start, if not NULL
+ * @source: count only lines of this source ("exec", "codectl"), or NULL
+ *
+ * Return: the number of (matching) lines, or -1 after printing why.
+ */
+int ct_sframe_lines(unsigned long text_start, struct ct_line *found,
+		    int *nfound, const char *source)
+{
+	return ct_sframe_lines_of(0, text_start, found, nfound, source);
+}
+
+/**
+ * ct_drop_exec() - Unregister the registrations made at exec
+ *
+ * For the tests that need every one of the SFRAME_MAX_SECTIONS slots.
+ *
+ * Return: how many were removed, or -1 after printing why.
+ */
+int ct_drop_exec(void)
+{
+	struct ct_line l;
+	int n, ret, done = 0;
+
+	while ((n = ct_sframe_lines(0, &l, NULL, "exec")) > 0) {
+		ret = ct_unregister(l.text_start);
+		if (ret) {
+			ksft_print_msg("unregister of %#lx, made at exec: %s\n",
+				       l.text_start, strerror(ret));
+			return -1;
+		}
+		done++;
+	}
+	return n < 0 ? -1 : done;
+}
+
+/**
+ * ct_escape() - A path as /proc/<pid>/sframe shows it
+ * @buf: receives it
+ * @len: size of @buf
+ * @path: the path
+ *
+ * Space, tab, newline and backslash become octal escapes (\040, \011,
+ * \012, \134); every other byte is shown as it is.
+ */
+void ct_escape(char *buf, size_t len, const char *path)
+{
+	size_t o = 0;
+
+	for (; *path && o + 4 < len; path++) {
+		if (strchr(" \t\n\\", *path))
+			o += snprintf(buf + o, len - o, "\\%03o",
+				      (unsigned char)*path);
+		else
+			buf[o++] = *path;
+	}
+	buf[o] = '\0';
 }
 
 /**
@@ -217,8 +285,10 @@ static void find_build_id(unsigned long bias, ct_phdrs phdr,
 			if (name > left || desc > left - name)
 				break;
 			if (n[2] == NT_GNU_BUILD_ID && n[0] == 4 &&
-			    !memcmp(pos + CT_NHDR_SIZE, "GNU", 4) &&
-			    n[1] <= CODECTL_BUILD_ID_MAX) {
+			    !memcmp(pos + CT_NHDR_SIZE, "GNU", 4)) {
+				obj->build_id_note_len = n[1];
+				if (n[1] > CODECTL_BUILD_ID_MAX)
+					return;
 				memcpy(obj->build_id, pos + CT_NHDR_SIZE + name,
 				       n[1]);
 				obj->build_id_len = n[1];

@@ -6,6 +6,7 @@
 #ifndef CODECTL_UTIL_H
 #define CODECTL_UTIL_H
 
+#include <assert.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -19,6 +20,25 @@
 
 /* The documented limit of registrations per process (SFRAME_MAX_SECTIONS). */
 #define CT_MAX_SECTIONS	1024
+
+/*
+ * The documented ABI: struct codectl_sframe is CODECTL_SFRAME_SIZE_VER1 (56)
+ * bytes, the longest build ID CODECTL_BUILD_ID_MAX (20).  The tests use the
+ * documented values; the header must agree with them.
+ */
+#define CT_SFRAME_SIZE_VER1	56
+#define CT_BUILD_ID_MAX		20
+static_assert(sizeof(struct codectl_sframe) == CT_SFRAME_SIZE_VER1 &&
+	      CODECTL_SFRAME_SIZE_VER1 == CT_SFRAME_SIZE_VER1,
+	      "struct codectl_sframe is not the documented 56 bytes");
+static_assert(CODECTL_BUILD_ID_MAX == CT_BUILD_ID_MAX,
+	      "CODECTL_BUILD_ID_MAX is not the documented 20");
+
+/* The i386 system call number of codectl(), for int $0x80. */
+#define CT_NR_CODECTL_I386	473
+
+/* The longest line of /proc/<pid>/sframe a path of PATH_MAX bytes makes */
+#define CT_PATH_SHOWN_MAX	(4 * PATH_MAX)
 
 /* The audit module, installed next to the tests. */
 #define CT_AUDIT_SO	"sframe-audit.so"
@@ -40,7 +60,7 @@ struct ct_line {
 	char source[16];		/* "exec" or "codectl" */
 	char state[16];			/* "ok" or "bad" */
 	char build_id[2 * CODECTL_BUILD_ID_MAX + 1];	/* hex, or "" */
-	char path[PATH_MAX + 1];	/* as shown, or "" */
+	char path[CT_PATH_SHOWN_MAX + 1];	/* as shown, or "" */
 };
 
 /*
@@ -52,6 +72,18 @@ struct ct_line {
  */
 int ct_sframe_lines(unsigned long text_start, struct ct_line *found,
 		    int *nfound, const char *source);
+/* The same for /proc/@pid/sframe. */
+int ct_sframe_lines_of(pid_t pid, unsigned long text_start,
+		       struct ct_line *found, int *nfound, const char *source);
+
+/* Unregister every registration made at exec.  Returns how many, or -1. */
+int ct_drop_exec(void);
+
+/*
+ * @path as /proc/<pid>/sframe shows it: space, tab, newline and backslash
+ * as \ooo, into @buf of @len bytes (at most 4 * strlen(@path) + 1 needed).
+ */
+void ct_escape(char *buf, size_t len, const char *path);
 
 /* Print /proc/self/sframe, as diagnostics. */
 void ct_sframe_dump(void);
@@ -67,7 +99,8 @@ struct ct_object {
 	unsigned int ntext;
 	unsigned long text_start[CT_MAX_TEXT], text_end[CT_MAX_TEXT];
 	unsigned char build_id[CODECTL_BUILD_ID_MAX];
-	unsigned int build_id_len;
+	unsigned int build_id_len;	/* 0 if none or too long */
+	unsigned int build_id_note_len;	/* the note's length, even if too long */
 };
 
 /* The running program itself.  Returns 0, or -1 after printing why. */
