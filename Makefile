@@ -7,7 +7,10 @@
 S := scripts
 
 .PHONY: help demo check check-fast check-kernel check-series kernel tree sparse \
-	refresh series bench distro roots clean
+	refresh series bench stress distro roots clean
+
+# Seconds of make stress
+DURATION ?= 600
 
 help:
 	@echo 'SFrame user-space unwinding for Linux 7.3: targets'
@@ -21,6 +24,7 @@ help:
 	@echo '  make refresh       regenerate the overlay and patches/ from the commits in out/tree'
 	@echo '  make series        write the git format-patch series and cover letter to out/series'
 	@echo '  make bench         decoder benchmark: ours vs libsframe, ns per lookup'
+	@echo '  make stress        the debug kernel under DURATION seconds (600) of sframe_stress'
 	@echo '  make sparse        sparse (C=2) on the files of the series, in the test kernel build'
 	@echo '  make distro        W=1 build of the series objects with Debian'"'"'s config and allmodconfig'
 	@echo '  make roots         make the Debian roots (trixie, sid) if missing'
@@ -55,6 +59,9 @@ sparse:
 
 bench:
 	$(S)/bench
+
+stress:
+	$(S)/stress $(DURATION)
 
 distro: tree
 	$(S)/build-distro
