@@ -117,16 +117,15 @@ static unsigned long sframe_entry_reach(const struct sframe_entry *e)
 /* Insert a complete entry; mmap_lock held for writing */
 static int sframe_insert(struct mm_struct *mm, struct sframe_entry *e)
 {
-	unsigned long last = e->sec.text_end - 1;
-	MA_STATE(mas, &mm->sframe_mt, e->sec.text_start, last);
+	MA_STATE(mas, &mm->sframe_mt, e->sec.text_start, e->sec.text_end - 1);
 	int ret;
 
 	if (mm->sframe_count >= SFRAME_MAX_SECTIONS)
 		return -ENOSPC;
-	if (mas_find(&mas, last))
+	if (mas_find(&mas, e->sec.text_end - 1))
 		return -EEXIST;
 	e->gen = ++mm->sframe_gen;
-	mas_set_range(&mas, e->sec.text_start, last);
+	mas_set_range(&mas, e->sec.text_start, e->sec.text_end - 1);
 	ret = mas_store_gfp(&mas, e, GFP_KERNEL_ACCOUNT);
 	if (ret)
 		return ret;

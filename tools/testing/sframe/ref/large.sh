@@ -32,7 +32,8 @@ die() {
 }
 
 [ -f "$src/tools/perf/Makefile.perf" ] ||
-	die "$src is not a Linux source tree (no tools/perf/Makefile.perf); pass the pinned base, LINUX_SRC=\$(scripts/fetch-base)"
+	die "$src is not a Linux source tree (no tools/perf/Makefile.perf);" \
+	    "pass the pinned base, LINUX_SRC=\$(scripts/fetch-base)"
 for t in "$cc" flex bison make; do
 	command -v "$t" >/dev/null || die "$t is missing in this root"
 done

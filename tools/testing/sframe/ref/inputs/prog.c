@@ -130,7 +130,7 @@ static void free_tree(struct node *n)
 
 static int evaluate(const char *text, long *out)
 {
-	struct node *volatile tree = NULL;
+	struct node *tree;
 
 	cursor = text;
 	if (setjmp(parse_error))
