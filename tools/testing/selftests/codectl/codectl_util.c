@@ -167,6 +167,43 @@ int ct_sframe_lines_of(pid_t pid, unsigned long text_start,
 }
 
 /**
+ * ct_sframe_all() - Read all lines of /proc/self/sframe at once
+ * @lines: receives the lines, in the file's (address) order
+ * @max: room in @lines
+ *
+ * Return: the number of lines (more than @max if they did not all fit), or
+ * -1 after printing why.
+ */
+int ct_sframe_all(struct ct_line *lines, int max)
+{
+	static struct ct_line l;
+	char *buf = NULL;
+	size_t cap = 0;
+	int count = 0;
+	FILE *f;
+
+	f = fopen("/proc/self/sframe", "re");
+	if (!f) {
+		ksft_print_msg("/proc/self/sframe: %s\n", strerror(errno));
+		return -1;
+	}
+	while (getline(&buf, &cap, f) > 0) {
+		if (!parse_line(buf, &l)) {
+			ksft_print_msg("/proc/self/sframe: bad line '%.200s'\n",
+				       buf);
+			count = -1;
+			break;
+		}
+		if (count < max)
+			lines[count] = l;
+		count++;
+	}
+	free(buf);
+	fclose(f);
+	return count;
+}
+
+/**
  * ct_sframe_lines() - Read and check /proc/self/sframe
  * @text_start: the registration to look for, or 0 for any
  * @found: receives its line, see ct_sframe_lines_of()

@@ -76,6 +76,9 @@ int ct_sframe_lines(unsigned long text_start, struct ct_line *found,
 int ct_sframe_lines_of(pid_t pid, unsigned long text_start,
 		       struct ct_line *found, int *nfound, const char *source);
 
+/* All lines of /proc/self/sframe, into @lines (room for @max). */
+int ct_sframe_all(struct ct_line *lines, int max);
+
 /* Unregister every registration made at exec.  Returns how many, or -1. */
 int ct_drop_exec(void);
 

@@ -317,7 +317,7 @@ static SFT_FN bool check_heavy(void)
 		if (!bt_run(bt_heavy, BT_DEEP, false, &plain, &dummy) ||
 		    !bt_run(bt_heavy, BT_DEEP, true, &heavy, &s))
 			return false;
-		ksft_print_msg("heavy%s: %u frames, system call %.6f s (%.6f s without the event)\n",
+		ksft_print_msg("heavy%s: %u frames, syscall %.6f s (%.6f s without the event)\n",
 			       i ? "" : ", first run, not timed", s.nr, heavy,
 			       plain);
 		if (i) {
