@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dlopen() and dlclose() of a library with an SFrame section, 1000 times,
+ * dlopen() and dlclose() of a library with an SFrame section, 100 times,
  * under the rtld-audit module sframe-audit.so: while the library is open,
  * each of its executable segments is registered, with its path, its build
  * ID and source "codectl", and after dlclose() the registrations are back
@@ -23,7 +23,7 @@
 #include "codectl_chain.h"
 #include "codectl_util.h"
 
-#define ITERATIONS	1000
+#define ITERATIONS	100
 
 /* Exit codes of a child */
 #define CHILD_OK	0
