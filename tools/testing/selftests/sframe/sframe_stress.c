@@ -9,7 +9,7 @@
  * that do this, all the time:
  *
  *  - THREADS runners (2), each sampled by a task-clock perf event at HZ
- *    (2000) with deferred user callchains: recursions of functions built
+ *    (500) with deferred user callchains: recursions of functions built
  *    without frame pointers, some with a frame pointer frame (VLA), some
  *    making system calls, in the program's text and in "objects": this
  *    program's file mapped again, its text made executable, whose text the
@@ -22,7 +22,8 @@
  *    random sizes and pointers, a burst up to the limit of 1024) and
  *    unregistrations; invalid arguments, each with the error it must give;
  *  - a rewriter: rewrites the .sframe bytes of objects at random;
- *  - a forker: fork, fork and exec of this program, and exit, in a loop;
+ *  - a forker: fork, fork and exec of this program, and exit, in a loop,
+ *    two children at a time;
  *  - the main thread: runs the known chain (sframe_chain.h) under a
  *    tracepoint, whose stacks must all arrive; in worker 0, which leaves
  *    its own text and .sframe alone, they must be the real chain.
@@ -41,9 +42,15 @@
  * interpreter, and its stack must be the chain.
  *
  * With -f, failslab and fail_page_alloc (debugfs) fail PERCENT% of the
- * allocations of the registrar's codectl calls and of the forker's forks
- * (make-it-fail with task-filter), fail-nth fails a chosen allocation of
- * others, and the number of faults injected is read back from debugfs.
+ * allocations of some of the registrar's codectl calls (make-it-fail, with
+ * task-filter: only there); fail-nth fails one allocation, chosen at
+ * random, of other registrations, of forks and of execs (a fork makes
+ * hundreds: a share of them would fail them all).  The number of faults
+ * injected is read back from debugfs.
+ *
+ * Under QEMU's TCG, a sample and its unwind take long enough that at
+ * rates much above 500 Hz the timer expires again during them: the extra
+ * samples only share the unwind of the first.
  *
  * The output ends with a line of figures, "sframe_stress: ..."; the exit
  * code is 0 when every check passed.  The kernel's log (no splat, no
@@ -59,10 +66,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/auxvec.h>
@@ -86,6 +95,8 @@
 #define FI_TIMES	1000000000
 #define NR_ERRNO	134
 #define TASK_SIZE_64	0x800000000000UL
+/* Above the user address space, even with 5-level page tables */
+#define ABOVE_USER	0x200000000000000UL
 /* i386 codectl, through int $0x80 */
 #define NR_CODECTL_I386	473
 
@@ -94,10 +105,23 @@
 #define EXIT_BROKEN	4
 #define EXIT_EXEC	125
 
+enum {
+	ROLE_MAIN, ROLE_RUNNER, ROLE_MAPPER, ROLE_REGISTRAR, ROLE_REWRITER,
+	ROLE_FORKER, NR_ROLES
+};
+
+static const char * const role_names[] = {
+	"main", "runners", "mapper", "registrar", "rewriter", "forker",
+	"children",
+};
+
 /* Everything counted, in memory shared by all the processes */
 struct stats {
 	unsigned long long samples, unwinds, unwind_ips, deepest, lost, throttled;
-	unsigned long long sync_samples, bad_records;
+	unsigned long long sync_samples, deferred_samples, requests, bad_records;
+	unsigned long long child_ms;
+	/* CPU time, in ms: the threads by role, and the children */
+	unsigned long long cpu_ms[NR_ROLES + 1];
 	unsigned long long real_runs, copy_runs;
 	unsigned long long chain_runs, verdicts[SFT_BROKEN + 1];
 	unsigned long long codectl_calls, regs, unregs, reg_injected, bursts, invalid;
@@ -489,8 +513,9 @@ static int geom_init(void)
 
 /*
  * What the runners run: functions without frame pointers, calling only
- * each other, using no global data and no stack protector, so that a copy
- * of the text runs them wherever it is mapped.
+ * each other, using no global data, no constant in memory (no vectorized
+ * loop) and no stack protector, so that a copy of the text runs them
+ * wherever it is mapped, whatever became of the rest of the copy.
  */
 #define SO_FN	__attribute__((noipa, no_stack_protector))
 
@@ -530,8 +555,10 @@ static SO_FN unsigned long so_frame(long depth, unsigned long n)
 	unsigned long r;
 	int i;
 
-	for (i = 0; i < 24; i++)
+	for (i = 0; i < 24; i++) {
 		a[i] = n + i;
+		SFT_KEEP(a[i]);
+	}
 	SFT_ESCAPE(a);
 	SFT_KEEP(b);
 	SFT_KEEP(c);
@@ -686,6 +713,44 @@ static struct worker {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
+/* What the calling thread is */
+static __thread int role;
+
+/* Count the CPU time of the calling thread, at its end */
+static void count_cpu(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru))
+		return;
+	count(&st->cpu_ms[role], ru.ru_utime.tv_sec * 1000 +
+	      ru.ru_utime.tv_usec / 1000 + ru.ru_stime.tv_sec * 1000 +
+	      ru.ru_stime.tv_usec / 1000);
+}
+
+static void on_crash(int sig, siginfo_t *si, void *ctx)
+{
+	const ucontext_t *uc = ctx;
+
+	say("worker %d, %s thread: signal %d at %p, ip %llx\n", wk.id,
+	    role_names[role],
+	    sig, si->si_addr, (unsigned long long)uc->uc_mcontext.gregs[REG_RIP]);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void on_crash_say(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_crash;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGSEGV, &sa, NULL);
+	sigaction(SIGBUS, &sa, NULL);
+	sigaction(SIGILL, &sa, NULL);
+}
+
 static bool stopping(void)
 {
 	return __atomic_load_n(&wk.stop, __ATOMIC_RELAXED);
@@ -786,23 +851,28 @@ static bool inj_end(struct inj *in, int mode, unsigned long armed)
 	return false;
 }
 
-/* In a child that inherited make-it-fail: clear it, whatever it takes */
-static void clear_make_it_fail(void)
+/*
+ * Write @val to a fault injection file of this thread, whatever it takes:
+ * while fail-nth or make-it-fail is set, opening the file may fail too.
+ */
+static int self_knob(const char *name, const char *val)
 {
+	char path[64];
 	int i, fd;
 
+	snprintf(path, sizeof(path), "/proc/thread-self/%s", name);
 	for (i = 0; i < 10000; i++) {
-		fd = open("/proc/thread-self/make-it-fail", O_WRONLY | O_CLOEXEC);
+		fd = open(path, O_WRONLY | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		if (write(fd, "0", 1) == 1) {
+		if (write(fd, val, strlen(val)) == (ssize_t)strlen(val)) {
 			close(fd);
-			return;
+			return 0;
 		}
 		close(fd);
 	}
-	say("cannot clear make-it-fail\n");
-	_exit(EXIT_EXEC);
+	say("cannot write %s to %s\n", val, path);
+	return -1;
 }
 
 /* codectl(2) */
@@ -1044,7 +1114,8 @@ static unsigned long pick_addr(__u64 *s)
 	case 6:
 		return rnd(s) & (TASK_SIZE_64 - 1);
 	case 7:
-		return TASK_SIZE_64 - rnd_below(s, 4 * g.page);
+		return (rnd_below(s, 2) ? TASK_SIZE_64 : ABOVE_USER / 2) -
+		       rnd_below(s, 4 * g.page);
 	default:
 		return rnd(s);
 	}
@@ -1162,6 +1233,16 @@ static void burst_to_limit(__u64 *s)
 		return;
 	obj_args(o, &a);
 	ts = a.text_start;
+	/* Room in the object's text: what covers it goes first */
+	for (i = 0; i < wk.model.n;) {
+		const struct reg *r = &wk.model.r[i];
+		unsigned long rts = r->ts;
+
+		if (r->user && overlap(r->ts, r->te, a.text_start, a.text_end))
+			unreg_checked(rts, s);
+		if (i < wk.model.n && wk.model.r[i].ts == rts)
+			i++;
+	}
 	for (i = 0; i + 16 <= g.text_size && !err; i += 16) {
 		a.text_start = ts + i;
 		a.text_end = a.text_start + 16;
@@ -1252,7 +1333,7 @@ static void invalid_call(__u64 *s)
 		want = EINVAL;
 		break;
 	case 12:
-		a->text_end = TASK_SIZE_64 + 1 + rnd_below(s, 1 << 30);
+		a->text_end = ABOVE_USER + rnd_below(s, 1 << 30);
 		want = EINVAL;
 		break;
 	case 13:
@@ -1339,9 +1420,11 @@ static void invalid_call(__u64 *s)
 static void *registrar_main(void *arg)
 {
 	__u64 s = wk.seed ^ (unsigned long)arg;
+
 	unsigned int ops = 0;
 	struct inj in;
 
+	role = ROLE_REGISTRAR;
 	inj_open(&in, 8);
 	while (!stopping()) {
 		unsigned long k = rnd_below(&s, 100);
@@ -1366,13 +1449,14 @@ static void *registrar_main(void *arg)
 			unreg_random(&s);
 		} else if (now() > wk.next_burst) {
 			burst_to_limit(&s);
-			wk.next_burst = now() + 30;
+			wk.next_burst = now() + 200;
 		}
 		if (++ops % 4 == 0)
 			check_model("after registrations");
 		pthread_mutex_unlock(&wk.lock);
 		nap_us(rnd_below(&s, 2000));
 	}
+	count_cpu();
 	return NULL;
 }
 
@@ -1632,6 +1716,7 @@ static void *mapper_main(void *arg)
 {
 	__u64 s = wk.seed ^ (unsigned long)arg;
 
+	role = ROLE_MAPPER;
 	while (!stopping()) {
 		struct obj *o = &wk.objs[rnd_below(&s, NR_OBJS)];
 
@@ -1651,6 +1736,7 @@ static void *mapper_main(void *arg)
 		}
 		nap_us(rnd_below(&s, 2000));
 	}
+	count_cpu();
 	return NULL;
 }
 
@@ -1700,7 +1786,7 @@ static void self_rewrite(__u64 *s, double *next_restore)
 	struct codectl_sframe a;
 	int i, err;
 
-	rewrite(sec, self.sframe.base, g.sf_size, s, 64);
+	rewrite(sec, self.sframe.base, g.sf_size, s, 16);
 	if (now() < *next_restore)
 		return;
 	*next_restore = now() + 1;
@@ -1724,8 +1810,10 @@ static void self_rewrite(__u64 *s, double *next_restore)
 static void *rewriter_main(void *arg)
 {
 	__u64 s = wk.seed ^ (unsigned long)arg;
+
 	double next_restore = now() + 1;
 
+	role = ROLE_REWRITER;
 	while (!stopping()) {
 		struct obj *o = &wk.objs[rnd_below(&s, NR_OBJS)];
 
@@ -1739,12 +1827,13 @@ static void *rewriter_main(void *arg)
 				o->dirty = 1;
 				pthread_mutex_unlock(&wk.lock);
 				rewrite((unsigned char *)obj_sframe(o),
-					self.sframe.base, g.sf_size, &s, 256);
+					self.sframe.base, g.sf_size, &s, 64);
 			}
 			pthread_rwlock_unlock(&o->lock);
 		}
 		nap_us(rnd_below(&s, 2000));
 	}
+	count_cpu();
 	return NULL;
 }
 
@@ -1756,6 +1845,7 @@ struct ring {
 	size_t map_len;
 	__u64 data_off, data_size;
 	__u64 *buf;
+	__u64 last_cookie;
 };
 
 static int perf_open(struct perf_event_attr *attr)
@@ -1826,7 +1916,8 @@ static void bad_record(const char *what, unsigned int type, size_t words)
 	FAIL("perf record type %u, %zu words: %s\n", type, words, what);
 }
 
-static void sample_seen(const __u64 *w, size_t words, __u32 tid)
+static void sample_seen(const __u64 *w, size_t words, __u32 tid,
+			__u64 *last_cookie)
 {
 	__u64 nr, i;
 
@@ -1840,9 +1931,16 @@ static void sample_seen(const __u64 *w, size_t words, __u32 tid)
 	for (i = 0; i < nr; i++)
 		if (w[2 + i] == PERF_CONTEXT_USER)
 			count(&st->sync_samples, 1);
-	if (nr >= 2 && w[2 + nr - 2] == PERF_CONTEXT_USER_DEFERRED && !w[2 + nr - 1])
+	if (nr < 2 || w[2 + nr - 2] != PERF_CONTEXT_USER_DEFERRED)
+		return;
+	count(&st->deferred_samples, 1);
+	if (!w[2 + nr - 1])
 		bad_record("deferred callchain with cookie 0", PERF_RECORD_SAMPLE,
 			   words);
+	/* Samples of one entry into the kernel share a request */
+	if (w[2 + nr - 1] != *last_cookie)
+		count(&st->requests, 1);
+	*last_cookie = w[2 + nr - 1];
 }
 
 /* cookie, nr, ips[nr], sample_id: pid and tid */
@@ -1888,7 +1986,7 @@ static void ring_drain(struct ring *rg)
 		words = (hdr.size - sizeof(hdr)) / 8;
 		switch (hdr.type) {
 		case PERF_RECORD_SAMPLE:
-			sample_seen(w, words, tid);
+			sample_seen(w, words, tid, &rg->last_cookie);
 			break;
 		case PERF_RECORD_CALLCHAIN_DEFERRED:
 			deferred_seen(w, words, tid);
@@ -1948,6 +2046,7 @@ static void *runner_main(void *arg)
 	__u64 s = wk.seed ^ (0x52554e0000ULL + r->idx);
 	struct ring rg;
 
+	role = ROLE_RUNNER;
 	if (ring_open(&rg, wk.hz))
 		rg.fd = -1;
 	while (!stopping()) {
@@ -1964,6 +2063,7 @@ static void *runner_main(void *arg)
 		ring_drain(&rg);
 	}
 	ring_close(&rg);
+	count_cpu();
 	return NULL;
 }
 
@@ -2057,8 +2157,9 @@ static int exec_child(bool inj)
 	struct codectl_sframe a;
 	int i;
 
-	if (inj)
-		clear_make_it_fail();
+	/* Exec ran with fail-nth set: if it has not failed yet, no more. */
+	if (inj && self_knob("fail-nth", "0"))
+		return EXIT_EXEC;
 	if (load_self() || geom_init() || exec_expected(&want))
 		return EXIT_EXEC;
 	if (!regs_agree(&want, inj, inj ? "exec'd with fault injection" :
@@ -2142,7 +2243,7 @@ static bool mapped(const struct vmas *v, unsigned long start, unsigned long end)
  * less those in memory it did not get (MADV_DONTFORK).  Then it changes
  * some of them, on its own.
  */
-static __noreturn void fork_child(int mode, __u64 seed)
+static __noreturn void fork_child(__u64 seed)
 {
 	static struct vmas v;
 	__u64 s = seed;
@@ -2150,8 +2251,6 @@ static __noreturn void fork_child(int mode, __u64 seed)
 	struct codectl_sframe a;
 	int err;
 
-	if (mode == INJ_RANDOM)
-		clear_make_it_fail();
 	if (read_vmas(&v)) {
 		say("fork child: /proc/self/maps: %s\n", strerror(errno));
 		_exit(EXIT_MISMATCH);
@@ -2177,118 +2276,132 @@ static __noreturn void fork_child(int mode, __u64 seed)
 	_exit(0);
 }
 
-/* Wait for a child; its status, or -1 when it hangs (killed) */
-static int wait_child(pid_t pid, const char *what)
+/* Children of the forker, several at a time */
+
+enum { KID_CHECKED, KID_EXEC, KID_EXEC_INJ, KID_PLAIN };
+
+#define MAX_KIDS	2
+
+struct kid {
+	pid_t pid;
+	int kind;
+	double start;
+};
+
+static struct kid kids[MAX_KIDS];
+static unsigned int nr_kids;
+
+static void kid_judge(const struct kid *k, int status)
 {
-	double end = now() + CHILD_TIMEOUT;
+	bool ok = WIFEXITED(status) && !WEXITSTATUS(status);
+
+	if (WIFEXITED(status) && WEXITSTATUS(status) == EXIT_MISMATCH) {
+		count(&st->mismatches, 1);
+		return;
+	}
+	switch (k->kind) {
+	case KID_EXEC:
+	case KID_EXEC_INJ:
+		if (ok)
+			count(&st->execs, 1);
+		else if (k->kind == KID_EXEC_INJ)
+			/* Exec or the program's start failed an allocation */
+			count(&st->exec_fails, 1);
+		else
+			FAIL("exec'd child %d: status %#x\n", k->pid, status);
+		break;
+	default:
+		if (!ok)
+			FAIL("forked child %d: status %#x\n", k->pid, status);
+		break;
+	}
+}
+
+/* Reap the children that ended; with @all, wait for every one */
+static void kids_reap(bool all)
+{
+	struct rusage ru;
+	unsigned int i;
 	int status;
 	pid_t got;
 
-	for (;;) {
-		got = waitpid(pid, &status, WNOHANG);
-		if (got == pid)
-			return status;
-		if (got < 0) {
-			FAIL("waitpid(%s): %s\n", what, strerror(errno));
-			return -1;
+	for (i = 0; i < nr_kids;) {
+		struct kid *k = &kids[i];
+
+		got = wait4(k->pid, &status, WNOHANG, &ru);
+		if (!got && now() <= k->start + CHILD_TIMEOUT) {
+			if (all)
+				nap_us(10000);
+			else
+				i++;
+			continue;
 		}
-		if (now() > end) {
-			FAIL("%s (pid %d) still runs after %d s: killing it\n",
-			     what, pid, CHILD_TIMEOUT);
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			return -1;
+		if (!got) {
+			FAIL("child %d still runs after %d s: killing it\n",
+			     k->pid, CHILD_TIMEOUT);
+			kill(k->pid, SIGKILL);
+			wait4(k->pid, &status, 0, &ru);
+		} else if (got != k->pid) {
+			FAIL("wait4(%d): %s\n", k->pid, strerror(errno));
+		} else {
+			count(&st->child_ms, (now() - k->start) * 1000);
+			count(&st->cpu_ms[NR_ROLES],
+			      ru.ru_utime.tv_sec * 1000 + ru.ru_utime.tv_usec / 1000 +
+			      ru.ru_stime.tv_sec * 1000 + ru.ru_stime.tv_usec / 1000);
+			kid_judge(k, status);
 		}
-		nap_us(5000);
+		*k = kids[--nr_kids];
 	}
 }
 
-static void fork_checked(struct inj *in, __u64 *s)
-{
-	int mode = inj_mode(in, s), status;
-	unsigned long armed;
-	pid_t pid;
-
-	pthread_mutex_lock(&wk.lock);
-	armed = inj_begin(in, mode, s);
-	pid = fork();
-	if (!pid)
-		fork_child(mode, rnd(s));
-	inj_end(in, mode, armed);
-	pthread_mutex_unlock(&wk.lock);
-	if (pid < 0) {
-		count(&st->fork_fails, 1);
-		if (mode == INJ_NONE)
-			FAIL("fork: %s\n", strerror(errno));
-		return;
-	}
-	count(&st->forks, 1);
-	count(&st->checked, 1);
-	status = wait_child(pid, "forked child");
-	if (status && status != -1) {
-		if (WIFEXITED(status) && WEXITSTATUS(status) == EXIT_MISMATCH)
-			count(&st->mismatches, 1);
-		else
-			FAIL("forked child: status %#x\n", status);
-	}
-}
-
-static void fork_exec(struct inj *in, __u64 *s, bool inj)
-{
-	int mode = inj_mode(in, s), status;
-	unsigned long armed;
-	pid_t pid;
-
-	if (inj && in->mif_fd >= 0)
-		mode = INJ_RANDOM;
-	if (!inj && mode == INJ_RANDOM)
-		mode = INJ_NTH;
-	armed = inj_begin(in, mode, s);
-	pid = fork();
-	if (!pid) {
-		execl("/proc/self/exe", "sframe_stress", "--exec-child",
-		      inj ? "inj" : "exact", NULL);
-		_exit(EXIT_EXEC);
-	}
-	inj_end(in, mode, armed);
-	if (pid < 0) {
-		count(&st->fork_fails, 1);
-		if (mode == INJ_NONE)
-			FAIL("fork: %s\n", strerror(errno));
-		return;
-	}
-	count(&st->forks, 1);
-	status = wait_child(pid, "exec'd child");
-	if (status == -1)
-		return;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == EXIT_MISMATCH) {
-		count(&st->mismatches, 1);
-	} else if (WIFEXITED(status) && !WEXITSTATUS(status)) {
-		count(&st->execs, 1);
-	} else if (inj) {
-		/* Exec or the program's start failed an allocation */
-		count(&st->exec_fails, 1);
-	} else {
-		FAIL("exec'd child: status %#x\n", status);
-	}
-}
-
-/* Fork, and exit at once or after a little work; wk.lock not held */
-static void fork_plain(struct inj *in, __u64 *s)
+/*
+ * Fork a child of @kind, the fork failing an allocation at random (a fork
+ * makes hundreds: one of them, not a share, so that forks also succeed).
+ * A checked child is forked with wk.lock held, so that it knows what it
+ * must have.  An exec'd child of KID_EXEC_INJ execs with fail-nth set.
+ */
+static void kid_start(struct inj *in, __u64 *s, int kind)
 {
 	unsigned long spin = rnd_below(s, 2) ? 1000 + rnd_below(s, 100000) : 0;
-	int mode = inj_mode(in, s), status;
-	unsigned long armed;
+	int mode = in->nth_fd >= 0 && rnd_below(s, 2) ? INJ_NTH : INJ_NONE;
+	unsigned long armed, nth = 1 + rnd_below(s, 1000);
+	char buf[24];
+	bool fired;
 	pid_t pid;
 
+	if (kind == KID_CHECKED)
+		pthread_mutex_lock(&wk.lock);
 	armed = inj_begin(in, mode, s);
 	pid = fork();
 	if (!pid) {
-		if (spin)
-			so_rec(1 + spin % 32, spin);
-		_exit(0);
+		switch (kind) {
+		case KID_CHECKED:
+			fork_child(rnd(s));
+		case KID_EXEC_INJ:
+			/* ld.so's complaints, when it fails */
+			close(STDERR_FILENO);
+			snprintf(buf, sizeof(buf), "%lu", nth);
+			if (self_knob("fail-nth", buf))
+				_exit(EXIT_EXEC);
+			execl("/proc/self/exe", "sframe_stress", "--exec-child",
+			      "inj", NULL);
+			_exit(EXIT_EXEC);
+		case KID_EXEC:
+			execl("/proc/self/exe", "sframe_stress", "--exec-child",
+			      "exact", NULL);
+			_exit(EXIT_EXEC);
+		default:
+			if (spin)
+				so_rec(1 + spin % 32, spin);
+			_exit(0);
+		}
 	}
-	inj_end(in, mode, armed);
+	fired = inj_end(in, mode, armed);
+	if (kind == KID_CHECKED)
+		pthread_mutex_unlock(&wk.lock);
+	/* A span that reaches past what a fork allocates */
+	if (fired && in->nth_span < 4096)
+		in->nth_span += in->nth_span / 4;
 	if (pid < 0) {
 		count(&st->fork_fails, 1);
 		if (mode == INJ_NONE)
@@ -2296,10 +2409,11 @@ static void fork_plain(struct inj *in, __u64 *s)
 		return;
 	}
 	count(&st->forks, 1);
-	count(&st->plain, 1);
-	status = wait_child(pid, "child");
-	if (status && status != -1)
-		FAIL("child: status %#x\n", status);
+	if (kind == KID_CHECKED)
+		count(&st->checked, 1);
+	else if (kind == KID_PLAIN)
+		count(&st->plain, 1);
+	kids[nr_kids++] = (struct kid){ pid, kind, now() };
 }
 
 /* @arg: what makes its random numbers its own */
@@ -2308,22 +2422,19 @@ static void *forker_main(void *arg)
 	__u64 s = wk.seed ^ (unsigned long)arg;
 	struct inj in;
 
+	role = ROLE_FORKER;
 	inj_open(&in, 64);
 	while (!stopping()) {
 		unsigned long k = rnd_below(&s, 20);
 
-		if (k < 8)
-			fork_checked(&in, &s);
-		else if (k < 12)
-			fork_exec(&in, &s, false);
-		else if (k < 15)
-			fork_exec(&in, &s, true);
-		else
-			fork_plain(&in, &s);
-		/* Choose among the allocations that a fork was seen to make */
-		in.nth_span = st->nth_max > 64 ? st->nth_max + 8 : 64;
-		nap_us(rnd_below(&s, 5000));
+		kids_reap(false);
+		if (nr_kids < MAX_KIDS)
+			kid_start(&in, &s, k < 8 ? KID_CHECKED : k < 12 ? KID_EXEC :
+				  k < 15 ? KID_EXEC_INJ : KID_PLAIN);
+		nap_us(2000 + rnd_below(&s, 5000));
 	}
+	kids_reap(true);
+	count_cpu();
 	return NULL;
 }
 
@@ -2331,6 +2442,7 @@ static void *forker_main(void *arg)
 static void checker(double end)
 {
 	static struct sft_run run;
+	static double t0;
 	static int v, err;
 
 	if (sft_run_open(&run)) {
@@ -2338,6 +2450,7 @@ static void checker(double end)
 		return;
 	}
 	while (now() < end) {
+		t0 = now();
 		err = SFT_RECORD_CHAIN(&run);
 		v = err ? SFT_BROKEN :
 		    sft_run_verdict(&run, &syms,
@@ -2348,7 +2461,8 @@ static void checker(double end)
 		if (v == SFT_BROKEN || (wk.strict_chain && v != SFT_TRUTH))
 			FAIL("the chain's stacks: %s%s\n", sft_verdict_name(v),
 			     wk.strict_chain ? ", expected truth" : "");
-		nap_us(20000);
+		/* A check, not the load: a fifth of the time at most */
+		nap_us(100000 + 4e6 * (now() - t0));
 	}
 	sft_run_close(&run);
 }
@@ -2384,7 +2498,7 @@ static int worker_setup(void)
 			return -1;
 		}
 	}
-	wk.next_burst = now() + 5 + 5 * wk.id;
+	wk.next_burst = now() + 10 + 10 * wk.id;
 	return 0;
 }
 
@@ -2428,6 +2542,7 @@ static int worker(int id, double end)
 	wk.self_text = id % 3 == 1;
 	wk.self_sframe = id % 3 == 2;
 	wk.seed = wk.seed * 0x9e3779b97f4a7c15ULL + id + 1;
+	on_crash_say();
 	if (worker_setup()) {
 		count(&st->errors, 1);
 		return 1;
@@ -2444,6 +2559,7 @@ static int worker(int id, double end)
 	pthread_create(&forker, NULL, forker_main, (void *)0x464f524b45520000UL);
 
 	checker(end);
+	count_cpu();
 
 	__atomic_store_n(&wk.stop, 1, __ATOMIC_RELAXED);
 	for (i = 0; i < wk.runners; i++)
@@ -2570,6 +2686,31 @@ static unsigned long long codectl_errors(void)
 	return total;
 }
 
+static void print_cpu(void)
+{
+	char line[512];
+	unsigned int i;
+	int n = 0;
+
+	for (i = 0; i <= NR_ROLES && n < (int)sizeof(line); i++)
+		n += snprintf(line + n, sizeof(line) - n, "%s%s %.1f",
+			      i ? ", " : "", role_names[i],
+			      st->cpu_ms[i] / 1000.0);
+	ksft_print_msg("CPU seconds: %s\n", line);
+}
+
+static long max_sample_rate(void)
+{
+	char buf[32] = "";
+	int fd = open("/proc/sys/kernel/perf_event_max_sample_rate", O_RDONLY);
+
+	if (fd < 0 || read(fd, buf, sizeof(buf) - 1) < 0)
+		buf[0] = '\0';
+	if (fd >= 0)
+		close(fd);
+	return strtol(buf, NULL, 10);
+}
+
 static void progress(double t)
 {
 	ksft_print_msg("%.0f s: %llu unwinds, %llu registrations, %llu forks, %llu execs\n",
@@ -2582,8 +2723,10 @@ static void report(unsigned int seconds, unsigned int procs, const long *inj)
 
 	ksft_print_msg("unwinds: %llu deferred user callchains, %llu frames, deepest %llu\n",
 		       t->unwinds, t->unwind_ips, t->deepest);
-	ksft_print_msg("samples: %llu; %llu synchronous, %llu lost, %llu throttled\n",
-		       t->samples, t->sync_samples, t->lost, t->throttled);
+	ksft_print_msg("samples: %llu, %llu deferred (%llu requests), %llu synchronous\n",
+		       t->samples, t->deferred_samples, t->requests, t->sync_samples);
+	ksft_print_msg("samples: %llu lost, %llu throttled; perf_event_max_sample_rate %ld\n",
+		       t->lost, t->throttled, max_sample_rate());
 	ksft_print_msg("runs: %llu in the program's text, %llu in copies\n",
 		       t->real_runs, t->copy_runs);
 	ksft_print_msg("the chain: %llu runs: %llu truth, %llu fp, %llu other, %llu broken\n",
@@ -2602,13 +2745,16 @@ static void report(unsigned int seconds, unsigned int procs, const long *inj)
 		       t->mremaps, t->mremap_fails, t->self_changes);
 	ksft_print_msg("forks: %llu (%llu failed): %llu checked, %llu plain, the rest exec'd\n",
 		       t->forks, t->fork_fails, t->checked, t->plain);
+	ksft_print_msg("children: %llu ms each on average\n",
+		       t->forks ? t->child_ms / t->forks : 0);
 	ksft_print_msg("execs: %llu whole, %llu cut short by fault injection\n",
 		       t->execs, t->exec_fails);
 	ksft_print_msg("faults injected: %ld: failslab %ld, fail_page_alloc %ld\n",
 		       inj[0] + inj[1], inj[0], inj[1]);
 	ksft_print_msg("registrations failed by them: %llu\n", t->reg_injected);
-	ksft_print_msg("fail-nth: fired %llu times of %llu; a fork made %llu allocations\n",
+	ksft_print_msg("fail-nth: fired %llu times of %llu; at most %llu allocations a call\n",
 		       t->nth_fired, t->nth_armed, t->nth_max);
+	print_cpu();
 	ksft_print_msg("/proc/self/sframe read %llu times: %llu mismatches; %llu other errors\n",
 		       t->proc_checks, t->mismatches, t->errors);
 	printf("sframe_stress: %u s, %u processes: %llu unwinds, %llu registrations, ",
@@ -2646,7 +2792,7 @@ int main(int argc, char **argv)
 	}
 
 	wk.runners = 2;
-	wk.hz = 2000;
+	wk.hz = 500;
 	wk.seed = time(NULL);
 	while ((opt = getopt(argc, argv, "p:t:F:f:s:")) != -1) {
 		switch (opt) {
