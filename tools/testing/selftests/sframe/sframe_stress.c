@@ -2442,7 +2442,7 @@ static void *forker_main(void *arg)
 static void checker(double end)
 {
 	static struct sft_run run;
-	static double t0;
+	static double t0, pause;
 	static int v, err;
 
 	if (sft_run_open(&run)) {
@@ -2462,7 +2462,11 @@ static void checker(double end)
 			FAIL("the chain's stacks: %s%s\n", sft_verdict_name(v),
 			     wk.strict_chain ? ", expected truth" : "");
 		/* A check, not the load: a fifth of the time at most */
-		nap_us(100000 + 4e6 * (now() - t0));
+		pause = 0.1 + 4 * (now() - t0);
+		if (pause > end - now())
+			pause = end - now();
+		if (pause > 0)
+			nap_us(pause * 1e6);
 	}
 	sft_run_close(&run);
 }
