@@ -2317,6 +2317,28 @@ static void kid_judge(const struct kid *k, int status)
 	}
 }
 
+/*
+ * Say where a child that overran is: its state, CPU time and kernel stack
+ * tell a hang in the kernel from a child starved of CPU.
+ */
+static void kid_where(pid_t pid)
+{
+	static const char * const files[] = { "stat", "wchan", "stack" };
+	char path[64], *buf, *p, *save;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		snprintf(path, sizeof(path), "/proc/%d/%s", pid, files[i]);
+		buf = read_all(path, NULL);
+		if (!buf)
+			continue;
+		for (p = strtok_r(buf, "\n", &save); p;
+		     p = strtok_r(NULL, "\n", &save))
+			say("child %d: %s: %s\n", pid, files[i], p);
+		free(buf);
+	}
+}
+
 /* Reap the children that ended; with @all, wait for every one */
 static void kids_reap(bool all)
 {
@@ -2339,6 +2361,7 @@ static void kids_reap(bool all)
 		if (!got) {
 			FAIL("child %d still runs after %d s: killing it\n",
 			     k->pid, CHILD_TIMEOUT);
+			kid_where(k->pid);
 			kill(k->pid, SIGKILL);
 			wait4(k->pid, &status, 0, &ru);
 		} else if (got != k->pid) {
