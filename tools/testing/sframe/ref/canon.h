@@ -54,4 +54,8 @@ struct canon_rule {
 void canon_print(FILE *f, unsigned int machine, uint64_t pc,
 		 const struct canon_rule *r);
 
+/* canon_rule.c, for the programs built with the decoder */
+struct sframe_rule;
+void canon_from_rule(struct canon_rule *c, const struct sframe_rule *rule);
+
 #endif /* _CANON_H */

@@ -22,37 +22,6 @@
 #include "sfelf.h"
 #include "test_mem.h"
 
-static void ours_loc(struct canon_loc *c, const struct sframe_loc *l)
-{
-	switch (l->kind) {
-	case SFRAME_LOC_SAME:
-		c->kind = CANON_SAME;
-		break;
-	case SFRAME_LOC_UNDEFINED:
-		c->kind = CANON_UNDEF;
-		break;
-	case SFRAME_LOC_CFA:
-		c->kind = CANON_CFA;
-		break;
-	case SFRAME_LOC_SP:
-		c->kind = CANON_SP;
-		break;
-	case SFRAME_LOC_FP:
-		c->kind = CANON_FP;
-		break;
-	case SFRAME_LOC_REG:
-		/* SP or FP by number prints as rN: never agrees */
-		c->kind = CANON_REG;
-		break;
-	default:
-		/* Shows up in the diff as "?<kind>" */
-		c->kind = (enum canon_kind)(l->kind + 100);
-	}
-	c->reg = l->reg;
-	c->deref = l->deref;
-	c->off = l->offset;
-}
-
 int main(int argc, char **argv)
 {
 	unsigned long npcs = 0, nfound = 0, nenoent = 0, nother = 0;
@@ -114,16 +83,7 @@ int main(int argc, char **argv)
 			continue;
 		}
 		nfound++;
-		memset(&c, 0, sizeof(c));
-		ours_loc(&c.cfa, &rule.cfa);
-		ours_loc(&c.ra, &rule.ra);
-		ours_loc(&c.fp, &rule.fp);
-		if (!(rule.flags & SFRAME_RULE_OUTERMOST) !=
-		    !(rule.ra.kind == SFRAME_LOC_UNDEFINED))
-			c.ra.kind = CANON_REG + 200;	/* never agrees */
-		c.mangled = rule.flags & SFRAME_RULE_RA_MANGLED;
-		c.keyb = rule.flags & SFRAME_RULE_PAUTH_KEY_B;
-		c.signal = rule.flags & SFRAME_RULE_SIGNAL;
+		canon_from_rule(&c, &rule);
 		if (mutate && nfound % mutate == 0) {
 			c.cfa.off += 8;
 			nmutated++;

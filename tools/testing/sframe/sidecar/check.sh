@@ -1,0 +1,181 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# check.sh TAG DIR EXPECTED "LIB..." "INPUT...": the tests of sframe-gen.
+#
+# gen_TAG_<lib>: sframe-gen writes LIB's sidecar (DIR/run) and lists its FDE
+#   verdicts; sidecar-diff compares the kernel decoder's rule with libdw's
+#   at every address of LIB's executable segments: 100% must agree.
+# gen_TAG_detects_*: the comparison fails on wrong rules (every 97th
+#   changed: exactly those must disagree) and on a corrupted section.
+# toolchain_TAG_<input>: the sections gas and ld made for ref/'s INPUTs
+#   against their CFI; each function or section where they disagree must
+#   match a shell pattern EXPECTED lists for the input (lines "<input>
+#   <pattern>"), and each pattern must match one of them.
+#
+# KTAP on stdout; exit 1 if a test fails.
+set -u
+
+tag=${1:?usage: check.sh TAG DIR EXPECTED "LIB..." "INPUT..."}
+dir=${2:?}
+expected=${3:?}
+libs=${4:?}
+inputs=${5:?}
+run=$dir/run
+gen=$dir/sframe-gen
+diff=$dir/sidecar-diff
+mkdir -p "$run"
+
+set -- $libs
+nlibs=$#
+set -- $inputs
+echo "KTAP version 1"
+echo "1..$((nlibs + 2 + $#))"
+n=0
+fails=0
+
+# pct PART WHOLE
+pct() {
+	awk -v p="$1" -v w="$2" 'BEGIN { printf "%.1f", w ? 100 * p / w : 0 }'
+}
+
+# field NAME LINE: the value after NAME in a "name value ..." summary
+field() {
+	echo "$2" | awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'
+}
+
+# match PLACE <PATTERNS: PLACE matches one of the shell patterns
+match() {
+	while read -r pat; do
+		case $1 in
+		$pat) return 0 ;;
+		esac
+	done
+	return 1
+}
+
+# seen PATTERN <PLACES: a place matches PATTERN
+seen() {
+	while read -r place; do
+		case $place in
+		$1) return 0 ;;
+		esac
+	done
+	return 1
+}
+
+first=
+for lib in $libs; do
+	n=$((n + 1))
+	base=$(basename "$(dirname "$lib")")_$(basename "$lib")
+	case $lib in
+	*/aarch64-linux-gnu/*) base=aarch64_$(basename "$lib") ;;
+	*) base=x86_64_$(basename "$lib") ;;
+	esac
+	name=gen_${tag}_$(echo "$base" | tr -c 'A-Za-z0-9_\n' _)
+	w=$run/$base
+	if ! "$gen" -l -o "$w.sframe" "$lib" >"$w.verdicts" 2>"$w.gen"; then
+		sed 's/^/# /' "$w.gen" | head -n 20
+		echo "not ok $n $name # sframe-gen failed"
+		fails=$((fails + 1))
+		continue
+	fi
+	# the self-tests take the first of the smaller ones
+	[ -n "$first" ] || [ "$(wc -l <"$w.verdicts")" -gt 1000 ] || first=$lib
+	"$diff" "$lib" "$w.sframe" <"$w.verdicts" >"$w.out" 2>"$w.err"
+	rc=$?
+	sum=$(tail -n 1 "$w.out")
+	f=$(field functions "$sum")
+	b=$(field bytes "$sum")
+	note="${f%/*} of ${f#*/} functions ($(pct ${f%/*} ${f#*/})%)"
+	note="$note, ${b%/*} of ${b#*/} bytes in FDEs ($(pct ${b%/*} ${b#*/})%)"
+	note="$note, $(field pcs "$sum") addresses"
+	if [ $rc = 0 ]; then
+		echo "ok $n $name # $note, 100% agree"
+		sed -n 's/^  left out, /# left out: /p' "$w.gen" | sort -u
+		continue
+	fi
+	sed 's/^/# /' "$w.err" | head -n 30
+	echo "# $sum"
+	echo "not ok $n $name # $note; outputs in $w.*"
+	fails=$((fails + 1))
+done
+
+# The comparison must fail: wrong rules, then a corrupted section
+n=$((n + 1))
+name=gen_${tag}_detects_wrong_rules
+w=$run/selftest
+if [ -n "$first" ]; then
+	"$gen" -l -o "$w.sframe" "$first" >"$w.verdicts" 2>/dev/null
+	"$diff" -m 97 "$first" "$w.sframe" <"$w.verdicts" >"$w.out" 2>/dev/null
+	sum=$(tail -n 1 "$w.out")
+	mutated=$(field mutated "$sum")
+	differ=$(field mismatches "$sum")
+else
+	mutated=0 differ=0
+fi
+if [ "${mutated:-0}" -gt 0 ] && [ "$mutated" = "$differ" ]; then
+	echo "ok $n $name # $mutated rules changed, $differ disagreements"
+else
+	echo "not ok $n $name # ${mutated:-0} rules changed, ${differ:-0} disagreements"
+	fails=$((fails + 1))
+fi
+n=$((n + 1))
+name=gen_${tag}_detects_corruption
+if [ -n "$first" ]; then
+	"$diff" -c 97 "$first" "$w.sframe" <"$w.verdicts" >"$w.out" 2>/dev/null
+	rc=$?
+	sum=$(tail -n 1 "$w.out")
+else
+	rc=0 sum=
+fi
+mismatches=$(field mismatches "$sum")
+errors=$(field errors "$sum")
+bad=$((${mismatches:-0} + ${errors:-0}))
+if [ $rc = 1 ] && [ "$bad" -gt 0 ]; then
+	echo "ok $n $name # $(field corrupted "$sum") bytes changed," \
+		"$bad addresses disagree or fail"
+else
+	echo "not ok $n $name # exit $rc: $sum"
+	fails=$((fails + 1))
+fi
+
+# The toolchain's own sections
+for f in $inputs; do
+	n=$((n + 1))
+	base=$(basename "$f")
+	name=toolchain_${tag}_$(echo "$base" | tr -c 'A-Za-z0-9_\n' _)
+	w=$run/own-$base
+	"$diff" -s "$f" >"$w.out" 2>"$w.err"
+	rc=$?
+	sum=$(tail -n 1 "$w.out")
+	if [ $rc != 0 ]; then
+		sed 's/^/# /' "$w.err" | head -n 20
+		echo "not ok $n $name # sidecar-diff failed (exit $rc)"
+		fails=$((fails + 1))
+		continue
+	fi
+	sed -n 's/^disagree /# disagree: /p' "$w.out"
+	sed -n 's/^disagree [^ ]* \([^:]*\):.*/\1/p' "$w.out" | sort -u >"$w.where"
+	awk -v i="$base" '$1 == i { print $2 }' "$expected" | sort -u >"$w.expected"
+	note="$(field agree "$sum") addresses agree, $(field disagree "$sum") disagree"
+	note="$note, $(field not-comparable "$sum") with a CFI rule SFrame has not"
+	note="$note, $(field uncovered "$sum") without SFrame"
+	# every place must match a pattern, and every pattern a place
+	unexpected=$(while read -r p; do
+		match "$p" <"$w.expected" || echo "$p"
+	done <"$w.where")
+	unseen=$(while read -r e; do
+		seen "$e" <"$w.where" || echo "$e"
+	done <"$w.expected")
+	if [ -z "$unexpected$unseen" ]; then
+		echo "ok $n $name # $note; disagreements where expected: $(tr '\n' ' ' <"$w.where")"
+	else
+		[ -z "$unexpected" ] || echo "# unexpected disagreements in:" $unexpected
+		[ -z "$unseen" ] || echo "# expected disagreements not found:" $unseen
+		echo "not ok $n $name # $note"
+		fails=$((fails + 1))
+	fi
+done
+echo "# Totals: pass:$((n - fails)) fail:$fails"
+[ "$fails" = 0 ]

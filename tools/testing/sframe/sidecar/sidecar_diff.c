@@ -1,0 +1,776 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sidecar-diff: SFrame sections against the CFI they should say again.  At
+ * every address of an object's executable segments, the rule that the
+ * kernel's decoder (kernel/unwind/sframe.c, on the harness's fake user
+ * memory) finds in an SFrame section is compared with the rule libdw
+ * computes from the object's own DWARF CFI:
+ *
+ *   sidecar-diff [-m N] [-c N] OBJECT SIDECAR <VERDICTS
+ *	SIDECAR is sframe-gen's sidecar of OBJECT and VERDICTS its
+ *	"sframe-gen -l" list of FDE verdicts.  Every address of a function it
+ *	kept must have the CFI's rule; every function it left out must have
+ *	no rule, and when it was left out for a rule SFrame cannot express,
+ *	this program must find such a rule in it too.
+ *   sidecar-diff -s OBJECT
+ *	the object's own SFrame section (PT_GNU_SFRAME, made by gas and ld):
+ *	prints every range where it and the CFI disagree, with the function
+ *	or section it is in.
+ *
+ * -m N changes the decoder's rule of every Nth address that has one (CFA
+ * offset + 8), and -c N flips a bit of every Nth byte of the section's FRE
+ * sub-section: the tests that prove the comparison fails when it should.
+ * The last line on stdout is a summary for check.sh.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <dwarf.h>
+#include <linux/sframe.h>
+
+#include "canon.h"
+#include "sfelf.h"
+#include "sframe-gen.h"
+#include "test_mem.h"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* What the CFI says at an address */
+enum oracle { OR_NONE, OR_RULE, OR_INEXPRESSIBLE };
+
+/* The part of the CFI of one FDE the oracle keeps between addresses */
+struct fde_state {
+	const struct sfgen_fde	*fde;
+	struct sfgen_ra_row	*ra;	/* arm64 signing state, NULL if unknown */
+	size_t			nra;
+	bool			ra_failed;
+	uint64_t		row_end;	/* the cached row: [.., row_end) */
+	enum oracle		kind;
+	struct canon_rule	rule;
+	char			text[96];
+};
+
+static unsigned int machine;
+static bool have_signal;	/* the section's version can mark them (V3) */
+
+static void canon_str(const struct canon_rule *r, char *buf, size_t len)
+{
+	FILE *f = fmemopen(buf, len, "w");
+	char *p;
+
+	if (!f) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	canon_print(f, machine, 0, r);
+	fclose(f);
+	/* drop the address and the newline */
+	p = strchr(buf, ' ');
+	memmove(buf, p ? p + 1 : buf, strlen(p ? p + 1 : buf) + 1);
+	p = strchr(buf, '\n');
+	if (p)
+		*p = '\0';
+}
+
+/*
+ * A register's rule as a canonical location: unchanged, undefined, the word
+ * at CFA + offset, the value CFA + offset, or another register's value;
+ * false for a DWARF expression.
+ */
+static bool oracle_reg(Dwarf_Frame *frame, int regno, struct canon_loc *l)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t nops;
+
+	if (dwarf_frame_register(frame, regno, mem, &ops, &nops))
+		return false;
+	if (!nops) {
+		l->kind = ops ? CANON_UNDEF : CANON_SAME;
+		return true;
+	}
+	if (nops == 1 && ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31) {
+		l->kind = CANON_REG;
+		l->reg = ops[0].atom - DW_OP_reg0;
+		return true;
+	}
+	if (nops == 1 && ops[0].atom == DW_OP_regx) {
+		l->kind = CANON_REG;
+		l->reg = ops[0].number;
+		return true;
+	}
+	if (ops[0].atom != DW_OP_call_frame_cfa)
+		return false;
+	l->kind = CANON_CFA;
+	l->deref = true;
+	if (nops > 1 && ops[nops - 1].atom == DW_OP_stack_value) {
+		l->deref = false;	/* val_offset: the value CFA + offset */
+		nops--;
+	}
+	if (nops == 1)
+		return true;
+	if (nops == 2 && ops[1].atom == DW_OP_plus_uconst) {
+		l->off = (int64_t)ops[1].number;
+		return true;
+	}
+	return false;
+}
+
+/* The ra signing state at @pc, from the scan of the FDE's instructions */
+static bool ra_signed(const struct fde_state *st, uint64_t pc)
+{
+	bool s = false;
+	size_t i;
+
+	for (i = 0; i < st->nra && st->ra[i].pc <= pc; i++)
+		s = st->ra[i].signed_ra;
+	return s;
+}
+
+/* The CFA as a canonical location: a register plus an offset, or the word there */
+static bool oracle_cfa(Dwarf_Frame *frame, struct canon_loc *l)
+{
+	bool x86 = machine == EM_X86_64;
+	Dwarf_Op *ops;
+	size_t nops;
+	int reg;
+
+	if (dwarf_frame_cfa(frame, &ops, &nops) || !nops || nops > 2)
+		return false;
+	if (ops[0].atom == DW_OP_bregx) {
+		reg = ops[0].number;
+		l->off = (int64_t)ops[0].number2;
+	} else if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
+		reg = ops[0].atom - DW_OP_breg0;
+		l->off = (int64_t)ops[0].number;
+	} else {
+		return false;
+	}
+	if (nops == 2) {
+		if (ops[1].atom != DW_OP_deref)
+			return false;
+		l->deref = true;
+	}
+	if (reg == (x86 ? 7 : 31))
+		l->kind = CANON_SP;
+	else if (reg == (x86 ? 6 : 29))
+		l->kind = CANON_FP;
+	else
+		l->kind = CANON_REG;
+	l->reg = reg;
+	return true;
+}
+
+/*
+ * The CFI's rule at @pc in the canonical notation, straight from libdw's
+ * expressions: OR_INEXPRESSIBLE when the notation has no form for it (a
+ * DWARF expression), or with @strict when an SFrame row of sframe-gen's
+ * cannot hold it.
+ */
+static enum oracle oracle_at(struct fde_state *st, uint64_t pc, bool strict)
+{
+	bool x86 = machine == EM_X86_64;
+	struct canon_rule *c = &st->rule;
+	Dwarf_Addr start, end;
+	Dwarf_Frame *frame;
+	bool signal, ok;
+	int ra;
+
+	memset(c, 0, sizeof(*c));
+	st->row_end = pc + 1;
+	if (dwarf_cfi_addrframe(st->fde->cfi, pc, &frame))
+		return OR_INEXPRESSIBLE;
+	ra = dwarf_frame_info(frame, &start, &end, &signal);
+	if (end > pc)
+		st->row_end = end < st->fde->end ? end : st->fde->end;
+	c->signal = signal || st->fde->signal;
+	ok = ra == (x86 ? 16 : 30) && oracle_reg(frame, ra, &c->ra);
+	if (ok && c->ra.kind != CANON_UNDEF)
+		ok = oracle_cfa(frame, &c->cfa) &&
+		     oracle_reg(frame, x86 ? 6 : 29, &c->fp);
+	free(frame);
+	if (!ok)
+		return OR_INEXPRESSIBLE;
+	if (c->ra.kind == CANON_UNDEF)
+		return c->signal && strict && !have_signal ? OR_INEXPRESSIBLE : OR_RULE;
+	if (!x86 && c->ra.kind == CANON_SAME) {
+		/* arm64: the return address is still in the link register */
+		c->ra.kind = CANON_REG;
+		c->ra.reg = 30;
+	}
+	if (!x86) {
+		if (st->ra_failed)
+			return OR_INEXPRESSIBLE;
+		c->mangled = ra_signed(st, pc);
+		c->keyb = c->mangled && st->fde->key_b;
+	}
+	if (!strict)
+		return OR_RULE;
+
+	/* what sframe-gen's rows hold: see struct sfgen_row */
+	if (c->signal && !have_signal)
+		return OR_INEXPRESSIBLE;
+	if ((c->cfa.kind != CANON_SP && c->cfa.kind != CANON_FP) || c->cfa.deref)
+		return OR_INEXPRESSIBLE;
+	if (c->ra.kind == CANON_CFA) {
+		if (!c->ra.deref || (x86 && c->ra.off != -8))
+			return OR_INEXPRESSIBLE;
+	} else if (x86 || c->ra.kind != CANON_REG || c->ra.reg != 30) {
+		return OR_INEXPRESSIBLE;
+	}
+	if (c->fp.kind == CANON_CFA) {
+		/* and arm64 rows keep the FP after the RA only */
+		if (!c->fp.deref || c->ra.kind == CANON_REG)
+			return OR_INEXPRESSIBLE;
+	} else if (c->fp.kind != CANON_SAME) {
+		return OR_INEXPRESSIBLE;
+	}
+	return OR_RULE;
+}
+
+/* The SFrame section under test, in fake user memory at @addr */
+struct section {
+	struct sframe_section	sec[SFGEN_MAX_SEGS];
+	uint64_t		addr;
+	size_t			len;
+	uint8_t			*bytes;
+};
+
+static int map_section(struct section *s, const struct sfgen_obj *obj,
+		       const uint8_t *bytes, size_t len, uint64_t addr,
+		       unsigned int corrupt, unsigned long *ncorrupt)
+{
+	unsigned int i;
+	int rc;
+
+	s->bytes = malloc(len);
+	if (!s->bytes)
+		return -1;
+	memcpy(s->bytes, bytes, len);
+	s->addr = addr;
+	s->len = len;
+	if (corrupt && len >= 28) {
+		uint32_t fre_len, fres_off;
+		size_t at;
+
+		memcpy(&fre_len, s->bytes + 16, 4);
+		memcpy(&fres_off, s->bytes + 24, 4);
+		at = 28 + s->bytes[7] + (size_t)fres_off;
+		for (; at < len && fre_len; at += corrupt,
+		     fre_len = fre_len > corrupt ? fre_len - corrupt : 0) {
+			s->bytes[at] ^= 0x08;
+			(*ncorrupt)++;
+		}
+	}
+	test_mem_reset();
+	if (test_mem_map(addr, s->bytes, len))
+		return -1;
+	test_mem_set_window(addr, addr + len);
+	for (i = 0; i < obj->nsegs; i++) {
+		rc = sframe_section_init(&s->sec[i], addr, addr + len,
+					 obj->segs[i].vaddr,
+					 obj->segs[i].vaddr + obj->segs[i].memsz);
+		if (rc) {
+			fprintf(stderr, "%s: sframe_section_init: %d (%s)\n",
+				obj->path, rc, test_last_reject() ?: "?");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The decoder's rule at @pc as text, or "none"; -1 on an unexpected error */
+static int decoder_at(const struct sframe_section *sec, uint64_t pc,
+		      unsigned long mutate, unsigned long *nfound,
+		      unsigned long *nmutated, char *buf, size_t len)
+{
+	static struct sframe_rule last;
+	static unsigned long nmutable;
+	static char last_text[96];
+	static bool have_last;
+	struct sframe_rule rule;
+	u32 budget = SFRAME_WALK_BUDGET;
+	struct canon_rule c;
+	int rc;
+
+	memset(&rule, 0, sizeof(rule));
+	rc = sframe_find_rule(sec, pc, true, &rule, &budget);
+	if (rc) {
+		snprintf(buf, len, "none");
+		return rc == -ENOENT ? 0 : -1;
+	}
+	(*nfound)++;
+	/* an outermost rule prints no CFA: changing it would change nothing */
+	if (mutate && !(rule.flags & SFRAME_RULE_OUTERMOST) &&
+	    ++nmutable % mutate == 0) {
+		canon_from_rule(&c, &rule);
+		c.cfa.off += 8;
+		canon_str(&c, buf, len);
+		(*nmutated)++;
+		return 1;
+	}
+	/* consecutive addresses mostly share a rule: print it once */
+	if (!have_last || memcmp(&rule, &last, sizeof(rule))) {
+		canon_from_rule(&c, &rule);
+		canon_str(&c, last_text, sizeof(last_text));
+		last = rule;
+		have_last = true;
+	}
+	snprintf(buf, len, "%s", last_text);
+	return 1;
+}
+
+/* The name of what contains @pc: its function symbol, else its section */
+static const char *where(const struct sfgen_obj *obj, uint64_t pc)
+{
+	static char buf[256];
+	const char *best = NULL;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(obj->elf, &shstrndx))
+		return "?";
+	while ((scn = elf_nextscn(obj->elf, scn))) {
+		Elf_Data *d;
+		size_t i, n;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if ((sh.sh_flags & SHF_ALLOC) && pc >= sh.sh_addr &&
+		    pc < sh.sh_addr + sh.sh_size && sh.sh_type != SHT_NOBITS)
+			best = elf_strptr(obj->elf, shstrndx, sh.sh_name);
+		if (sh.sh_type != SHT_SYMTAB || !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		n = sh.sh_size / sh.sh_entsize;
+		for (i = 0; d && i < n; i++) {
+			GElf_Sym sym;
+
+			if (gelf_getsym(d, i, &sym) &&
+			    GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
+			    pc >= sym.st_value && pc < sym.st_value + sym.st_size) {
+				snprintf(buf, sizeof(buf), "%s",
+					 elf_strptr(obj->elf, sh.sh_link,
+						    sym.st_name) ?: "?");
+				return buf;
+			}
+		}
+	}
+	return best ?: "?";
+}
+
+/* The addresses looked up: the executable sections, in their segments */
+struct span {
+	uint64_t	start;
+	uint64_t	end;
+	unsigned int	seg;
+};
+
+static struct span spans[256];
+static unsigned int nspans;
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int find_spans(const struct sfgen_obj *obj)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	unsigned int i;
+
+	while ((scn = elf_nextscn(obj->elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR) ||
+		    !(sh.sh_flags & SHF_ALLOC) || !sh.sh_size)
+			continue;
+		for (i = 0; i < obj->nsegs; i++) {
+			const struct sfgen_seg *g = &obj->segs[i];
+
+			if (sh.sh_addr < g->vaddr ||
+			    sh.sh_addr + sh.sh_size > g->vaddr + g->memsz)
+				continue;
+			if (nspans == ARRAY_SIZE(spans))
+				return -1;
+			spans[nspans].start = sh.sh_addr;
+			spans[nspans].end = sh.sh_addr + sh.sh_size;
+			spans[nspans++].seg = i;
+			break;
+		}
+		if (i == obj->nsegs)
+			return -1;	/* code outside the executable segments */
+	}
+	qsort(spans, nspans, sizeof(spans[0]), cmp_span);
+	return nspans ? 0 : -1;
+}
+
+/* One verdict of "sframe-gen -l": start end reason [pc] */
+struct verdict {
+	uint64_t	start;
+	uint64_t	end;
+	int		why;
+};
+
+static int read_verdicts(FILE *f, struct verdict **out, size_t *n)
+{
+	struct verdict *v = NULL;
+	size_t cap = 0;
+	char line[256], name[64];
+	unsigned long long s, e;
+
+	*n = 0;
+	while (fgets(line, sizeof(line), f)) {
+		int r;
+
+		if (sscanf(line, "%llx %llx %63s", &s, &e, name) != 3)
+			return -1;
+		for (r = 0; r < SFGEN_NREASONS; r++)
+			if (!strcmp(name, sfgen_reason_name[r]))
+				break;
+		if (r == SFGEN_NREASONS)
+			return -1;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 1024;
+			v = realloc(v, cap * sizeof(*v));
+			if (!v)
+				return -1;
+		}
+		v[*n].start = s;
+		v[*n].end = e;
+		v[*n].why = r;
+		(*n)++;
+	}
+	*out = v;
+	return 0;
+}
+
+/* The reasons that are about a rule, which the oracle must see too */
+static bool rule_reason(int why)
+{
+	switch (why) {
+	case SFGEN_CFA_EXPR:
+	case SFGEN_CFA_REG:
+	case SFGEN_RA_RULE:
+	case SFGEN_RA_OFFSET:
+	case SFGEN_FP_RULE:
+	case SFGEN_FP_NO_RA:
+	case SFGEN_SIGNAL:
+		return true;
+	}
+	return false;
+}
+
+struct counts {
+	unsigned long	pcs;
+	unsigned long	found;
+	unsigned long	mismatches;
+	unsigned long	errors;
+	unsigned long	unexplained;
+	unsigned long	mutated;
+	unsigned long	corrupted;
+	unsigned long	funcs;
+	unsigned long	funcs_ok;
+	unsigned long	bytes;
+	unsigned long	bytes_ok;
+	/* -s */
+	unsigned long	agree;
+	unsigned long	not_comparable;
+	unsigned long	uncovered;
+};
+
+static void enter_fde(struct fde_state *st, const struct sfgen_fde *fde)
+{
+	free(st->ra);
+	memset(st, 0, sizeof(*st));
+	st->fde = fde;
+	if (machine == EM_AARCH64)
+		st->ra_failed = sfgen_ra_rows(fde, &st->ra, &st->nra) != 0;
+}
+
+static void report(struct counts *n, uint64_t pc, const char *what,
+		   const char *expected, const char *got)
+{
+	if (n->mismatches++ < 20)
+		fprintf(stderr, "%llx: %s: cfi %s, sframe %s\n",
+			(unsigned long long)pc, what, expected, got);
+}
+
+/*
+ * The end of FDE @f: one never entered lies outside the segments and must
+ * have been left out as not text; one left out for a rule must have had a
+ * rule the oracle could not express either.
+ */
+static void leave_fde(struct counts *n, const struct fde_state *st,
+		      const struct sfgen_fde *f, const struct verdict *v,
+		      bool saw_x)
+{
+	if (st->fde != f) {
+		if (v->why == SFGEN_OK || rule_reason(v->why))
+			report(n, v->start, "an FDE outside the text", "-",
+			       sfgen_reason_name[v->why]);
+		return;
+	}
+	if (rule_reason(v->why) && !saw_x && n->unexplained++ < 20)
+		fprintf(stderr, "%llx: left out as %s, but every row is one SFrame has\n",
+			(unsigned long long)v->start, sfgen_reason_name[v->why]);
+}
+
+/* The generator's test: sframe-gen's section and its verdicts */
+static int check_sidecar(struct sfgen_obj *obj, const char *path,
+			 unsigned long mutate, unsigned int corrupt)
+{
+	struct fde_state st = { 0 };
+	struct sfgen_sidecar sc;
+	struct verdict *v;
+	struct section s;
+	struct counts n = { 0 };
+	char err[256], got[96];
+	size_t nv, j = 0, i;
+	bool saw_x = false;
+
+	if (sfgen_read_sidecar(&sc, path, obj->machine, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", path, err);
+		return 2;
+	}
+	if (!sfgen_sidecar_matches(&sc, obj)) {
+		fprintf(stderr, "%s: not the sidecar of %s\n", path, obj->path);
+		return 2;
+	}
+	have_signal = sc.sframe_len > 2 && sc.sframe[2] >= 3;
+	if (read_verdicts(stdin, &v, &nv) || nv != obj->nfdes) {
+		fprintf(stderr, "the verdicts are not sframe-gen -l's for %s\n",
+			obj->path);
+		return 2;
+	}
+	for (i = 0; i < nv; i++)
+		if (v[i].start != obj->fdes[i].start ||
+		    v[i].end != obj->fdes[i].end) {
+			fprintf(stderr, "verdict %zu is not FDE %zu\n", i, i);
+			return 2;
+		}
+	if (map_section(&s, obj, sc.sframe, sc.sframe_len, sc.sframe_addr,
+			corrupt, &n.corrupted))
+		return 2;
+
+	for (i = 0; i < nv; i++) {
+		n.funcs++;
+		n.bytes += v[i].end - v[i].start;
+		if (v[i].why == SFGEN_OK) {
+			n.funcs_ok++;
+			n.bytes_ok += v[i].end - v[i].start;
+		}
+	}
+	for (i = 0; i < nspans; i++) {
+		const struct sframe_section *sec = &s.sec[spans[i].seg];
+		uint64_t pc;
+
+		for (pc = spans[i].start; pc < spans[i].end; pc++) {
+			int rc;
+
+			for (; j < nv && v[j].end <= pc; j++)
+				leave_fde(&n, &st, &obj->fdes[j], &v[j], saw_x);
+			n.pcs++;
+			rc = decoder_at(sec, pc, mutate, &n.found,
+					&n.mutated, got, sizeof(got));
+			if (rc < 0) {
+				if (n.errors++ < 20)
+					fprintf(stderr, "%llx: decoder error (%s)\n",
+						(unsigned long long)pc,
+						test_last_reject() ?: "no reason");
+				continue;
+			}
+			if (j == nv || pc < v[j].start) {
+				if (rc)
+					report(&n, pc, "outside the FDEs", "none", got);
+				continue;
+			}
+			if (st.fde != &obj->fdes[j]) {
+				enter_fde(&st, &obj->fdes[j]);
+				saw_x = false;
+			}
+			if (pc >= st.row_end || !st.row_end) {
+				st.kind = oracle_at(&st, pc, true);
+				if (st.kind == OR_RULE)
+					canon_str(&st.rule, st.text, sizeof(st.text));
+				else
+					snprintf(st.text, sizeof(st.text), "(no SFrame rule)");
+			}
+			if (st.kind != OR_RULE)
+				saw_x = true;
+			if (v[j].why != SFGEN_OK) {
+				if (rc)
+					report(&n, pc, "a function left out", st.text, got);
+				continue;
+			}
+			if (!rc || strcmp(st.text, got))
+				report(&n, pc, where(obj, pc), st.text, got);
+		}
+	}
+	for (; j < nv; j++)
+		leave_fde(&n, &st, &obj->fdes[j], &v[j], saw_x);
+
+	printf("functions %lu/%lu bytes %lu/%lu pcs %lu found %lu ",
+	       n.funcs_ok, n.funcs, n.bytes_ok, n.bytes, n.pcs, n.found);
+	printf("mismatches %lu errors %lu unexplained %lu mutated %lu corrupted %lu\n",
+	       n.mismatches, n.errors, n.unexplained, n.mutated, n.corrupted);
+	free(st.ra);
+	free(v);
+	free(s.bytes);
+	sfgen_free_sidecar(&sc);
+	return n.mismatches || n.errors || n.unexplained ? 1 : 0;
+}
+
+/* A range of addresses with the same disagreement, printed when it ends */
+struct range {
+	uint64_t	start;
+	uint64_t	end;
+	char		where[128];
+	char		cfi[96];
+	char		sframe[96];
+};
+
+static void flush_range(struct range *r)
+{
+	if (r->end > r->start)
+		printf("disagree %llx-%llx %s: cfi %s, sframe %s\n",
+		       (unsigned long long)r->start,
+		       (unsigned long long)r->end, r->where, r->cfi, r->sframe);
+	r->start = 0;
+	r->end = 0;
+}
+
+/* The toolchain's test: the object's own section against its CFI */
+static int check_own(struct sfgen_obj *obj)
+{
+	struct fde_state st = { 0 };
+	struct range r = { 0 };
+	struct counts n = { 0 };
+	struct section s;
+	struct sfelf e;
+	char got[96];
+	size_t j = 0;
+	unsigned int i;
+
+	if (sfelf_open(&e, obj->path))
+		return 2;
+	have_signal = e.sframe_len > 2 && e.sframe[2] >= 3;
+	if (map_section(&s, obj, e.sframe, e.sframe_len, e.sframe_vaddr, 0,
+			&n.corrupted))
+		return 2;
+	for (i = 0; i < nspans; i++) {
+		const struct sframe_section *sec = &s.sec[spans[i].seg];
+		uint64_t pc;
+
+		for (pc = spans[i].start; pc < spans[i].end; pc++) {
+			const char *cfi = "none";
+			int rc;
+
+			while (j < obj->nfdes && obj->fdes[j].end <= pc)
+				j++;
+			n.pcs++;
+			rc = decoder_at(sec, pc, 0, &n.found, &n.mutated,
+					got, sizeof(got));
+			if (rc < 0) {
+				n.errors++;
+				continue;
+			}
+			if (j < obj->nfdes && pc >= obj->fdes[j].start) {
+				if (st.fde != &obj->fdes[j])
+					enter_fde(&st, &obj->fdes[j]);
+				if (pc >= st.row_end || !st.row_end) {
+					st.kind = oracle_at(&st, pc, false);
+					canon_str(&st.rule, st.text, sizeof(st.text));
+				}
+				cfi = st.kind == OR_RULE ? st.text : NULL;
+			}
+			if (!rc) {
+				if (cfi && strcmp(cfi, "none"))
+					n.uncovered++;
+				continue;
+			}
+			if (!cfi) {
+				n.not_comparable++;
+				continue;
+			}
+			if (!strcmp(cfi, got)) {
+				n.agree++;
+				continue;
+			}
+			n.mismatches++;
+			if (r.end == pc && !strcmp(r.cfi, cfi) &&
+			    !strcmp(r.sframe, got) &&
+			    !strcmp(r.where, where(obj, pc))) {
+				r.end++;
+				continue;
+			}
+			flush_range(&r);
+			r.start = pc;
+			r.end = pc + 1;
+			snprintf(r.where, sizeof(r.where), "%s", where(obj, pc));
+			snprintf(r.cfi, sizeof(r.cfi), "%s", cfi);
+			snprintf(r.sframe, sizeof(r.sframe), "%s", got);
+		}
+	}
+	flush_range(&r);
+	printf("pcs %lu found %lu agree %lu disagree %lu ", n.pcs, n.found,
+	       n.agree, n.mismatches);
+	printf("not-comparable %lu uncovered %lu errors %lu\n",
+	       n.not_comparable, n.uncovered, n.errors);
+	free(st.ra);
+	free(s.bytes);
+	sfelf_close(&e);
+	return n.errors ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long mutate = 0;
+	unsigned int corrupt = 0;
+	bool own = false;
+	struct sfgen_obj obj;
+	char err[256];
+	int opt, rc;
+
+	while ((opt = getopt(argc, argv, "m:c:s")) != -1) {
+		switch (opt) {
+		case 'm':
+			mutate = strtoul(optarg, NULL, 0);
+			break;
+		case 'c':
+			corrupt = strtoul(optarg, NULL, 0);
+			break;
+		case 's':
+			own = true;
+			break;
+		default:
+			return 2;
+		}
+	}
+	if (optind + (own ? 1 : 2) != argc) {
+		fprintf(stderr, "usage: %s [-m N] [-c N] OBJECT SIDECAR <VERDICTS\n"
+			"       %s -s OBJECT\n", argv[0], argv[0]);
+		return 2;
+	}
+	elf_version(EV_CURRENT);
+	if (sfgen_open(&obj, argv[optind], err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", argv[optind], err);
+		return 2;
+	}
+	machine = obj.machine;
+	if (find_spans(&obj)) {
+		fprintf(stderr, "%s: no code, or code outside the executable segments\n",
+			obj.path);
+		return 2;
+	}
+	if (sfgen_read_fdes(&obj)) {
+		fprintf(stderr, "%s: cannot read its CFI\n", obj.path);
+		return 2;
+	}
+	rc = own ? check_own(&obj) :
+		   check_sidecar(&obj, argv[optind + 1], mutate, corrupt);
+	sfgen_close(&obj);
+	return rc;
+}
