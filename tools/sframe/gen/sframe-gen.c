@@ -575,7 +575,8 @@ static int do_trees(char **trees, unsigned int ntrees, const struct options *o)
 	       walk.n, walk.n - total.outcomes[O_NOT_OBJECT]);
 	for (r = O_HAS_SFRAME; r < O_NOUTCOMES; r++)
 		printf("  %lu %s\n", total.outcomes[r], outcome_name[r]);
-	print_coverage(stdout, "functions of the objects read", &total);
+	if (total.funcs)
+		print_coverage(stdout, "functions of the objects read", &total);
 	if (total.outcomes[O_GENERATED]) {
 		printf("sidecars: %lu bytes (SFrame V%d sections %lu bytes); ",
 		       total.sidecar, GEN_VERSION, total.sframe);
