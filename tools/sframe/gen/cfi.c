@@ -662,10 +662,137 @@ static bool fits_s32(int64_t v)
 	return v >= INT32_MIN && v <= INT32_MAX;
 }
 
-/* libdw's rule for one row as an SFrame row, or why it cannot be one. */
+/*
+ * A CFA expression at one address: CFA = SP + *off, computed with SP as
+ * the unknown and the x86-64 RIP as @pc, or false.  The x86-64 lazy PLT
+ * has one: SP + 8, plus 8 from the push on in each 16-byte entry
+ * (breg7 8; breg16 0; lit15; and; lit11; ge; lit3; shl; plus).  Any
+ * operation but adding a constant to the SP-relative value fails, and so
+ * does any operation not listed here.
+ */
+struct sym {
+	uint64_t v;	/* modulo 2^64, as the DWARF machine computes */
+	bool	sp;	/* v + SP, else v */
+};
+
+#define EVAL_DEPTH	16
+
+static bool eval_cfa(const struct sfgen_obj *obj, const Dwarf_Op *ops,
+		     size_t nops, uint64_t pc, int64_t *off)
+{
+	bool x86 = obj->machine == EM_X86_64;
+	unsigned int sp = x86 ? SFGEN_X86_SP : SFGEN_A64_SP;
+	struct sym st[EVAL_DEPTH], a, b;
+	unsigned int n = 0;
+	size_t i;
+
+	for (i = 0; i < nops; i++) {
+		uint8_t op = ops[i].atom;
+		uint64_t reg = ~0ULL, o = ops[i].number;
+
+		if (n == EVAL_DEPTH)
+			return false;
+		if (op >= DW_OP_breg0 && op <= DW_OP_breg31) {
+			reg = op - DW_OP_breg0;
+		} else if (op == DW_OP_bregx) {
+			reg = ops[i].number;
+			o = ops[i].number2;
+		}
+		if (reg == sp) {
+			st[n++] = (struct sym){ o, true };
+			continue;
+		}
+		if (x86 && reg == 16) {		/* RIP */
+			st[n++] = (struct sym){ pc + o, false };
+			continue;
+		}
+		if (reg != ~0ULL)
+			return false;
+		if (op >= DW_OP_lit0 && op <= DW_OP_lit31) {
+			st[n++] = (struct sym){ op - DW_OP_lit0, false };
+			continue;
+		}
+		switch (op) {
+		case DW_OP_const1u: case DW_OP_const1s: case DW_OP_const2u:
+		case DW_OP_const2s: case DW_OP_const4u: case DW_OP_const4s:
+		case DW_OP_const8u: case DW_OP_const8s: case DW_OP_constu:
+		case DW_OP_consts:
+			st[n++] = (struct sym){ o, false };
+			continue;
+		case DW_OP_plus_uconst:
+			if (!n)
+				return false;
+			st[n - 1].v += o;
+			continue;
+		}
+		if (n < 2)
+			return false;
+		b = st[--n];
+		a = st[--n];
+		if (op == DW_OP_plus && !(a.sp && b.sp)) {
+			st[n++] = (struct sym){ a.v + b.v, a.sp || b.sp };
+			continue;
+		}
+		if (op == DW_OP_minus && !b.sp) {
+			st[n++] = (struct sym){ a.v - b.v, a.sp };
+			continue;
+		}
+		if (a.sp || b.sp)
+			return false;
+		switch (op) {
+		case DW_OP_and:
+			a.v &= b.v;
+			break;
+		case DW_OP_or:
+			a.v |= b.v;
+			break;
+		case DW_OP_shl:
+			if (b.v >= 64)
+				return false;
+			a.v <<= b.v;
+			break;
+		case DW_OP_shr:
+			if (b.v >= 64)
+				return false;
+			a.v >>= b.v;
+			break;
+		case DW_OP_ge:
+			a.v = (int64_t)a.v >= (int64_t)b.v;
+			break;
+		case DW_OP_gt:
+			a.v = (int64_t)a.v > (int64_t)b.v;
+			break;
+		case DW_OP_le:
+			a.v = (int64_t)a.v <= (int64_t)b.v;
+			break;
+		case DW_OP_lt:
+			a.v = (int64_t)a.v < (int64_t)b.v;
+			break;
+		case DW_OP_eq:
+			a.v = a.v == b.v;
+			break;
+		case DW_OP_ne:
+			a.v = a.v != b.v;
+			break;
+		default:
+			return false;
+		}
+		st[n++] = a;
+	}
+	if (n != 1 || !st[0].sp)
+		return false;
+	*off = (int64_t)st[0].v;
+	return true;
+}
+
+/*
+ * libdw's rule for one row as an SFrame row at @pc, or why it cannot be
+ * one.  *@per_pc is set when the CFA is an expression of the address,
+ * whose row must then be asked for at each address of libdw's row.
+ */
 static enum sfgen_reason row_of(const struct sfgen_obj *obj,
-				Dwarf_Frame *frame, int ra_reg,
-				struct sfgen_row *row)
+				Dwarf_Frame *frame, int ra_reg, uint64_t pc,
+				struct sfgen_row *row, bool *per_pc)
 {
 	bool x86 = obj->machine == EM_X86_64;
 	int sp = x86 ? SFGEN_X86_SP : SFGEN_A64_SP;
@@ -686,14 +813,18 @@ static enum sfgen_reason row_of(const struct sfgen_obj *obj,
 		return SFGEN_OK;
 	}
 
-	if (dwarf_frame_cfa(frame, &ops, &nops) || nops != 1)
+	if (dwarf_frame_cfa(frame, &ops, &nops) || !nops)
 		return SFGEN_CFA_EXPR;
-	if (ops[0].atom == DW_OP_bregx) {
+	if (nops == 1 && ops[0].atom == DW_OP_bregx) {
 		reg = ops[0].number;
 		cfa_off = (int64_t)ops[0].number2;
-	} else if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
+	} else if (nops == 1 && ops[0].atom >= DW_OP_breg0 &&
+		   ops[0].atom <= DW_OP_breg31) {
 		reg = ops[0].atom - DW_OP_breg0;
 		cfa_off = (int64_t)ops[0].number;
+	} else if (eval_cfa(obj, ops, nops, pc, &cfa_off)) {
+		reg = sp;
+		*per_pc = true;
 	} else {
 		return SFGEN_CFA_EXPR;
 	}
@@ -763,6 +894,34 @@ static bool in_one_segment(const struct sfgen_obj *obj,
 
 /* The most rows one SFrame function has: V3 counts them in 16 bits. */
 #define SFGEN_MAX_ROWS	65535
+/* The most addresses a CFA expression is evaluated at, in one function */
+#define SFGEN_MAX_EXPR_BYTES	(16 * 1024 * 1024)
+
+/* Appends @row, or merges it into the last row when the rules are equal. */
+static int add_row(struct sfgen_func *func, struct sfgen_row *row,
+		   size_t *cap)
+{
+	if (row->ra == SFGEN_RA_UNDEFINED) {
+		/* nothing but the RA matters: merge on it alone */
+		row->cfa_fp = false;
+		row->cfa_off = 0;
+		row->fp = SFGEN_FP_SAME;
+		row->mangled = false;
+	}
+	if (func->nrows && same_rule(&func->rows[func->nrows - 1], row))
+		return 0;
+	if (func->nrows == *cap) {
+		size_t n = *cap ? 2 * *cap : 8;
+		struct sfgen_row *r = realloc(func->rows, n * sizeof(*r));
+
+		if (!r)
+			return -1;
+		func->rows = r;
+		*cap = n;
+	}
+	func->rows[func->nrows++] = *row;
+	return 0;
+}
 
 /**
  * sfgen_func_rows() - the SFrame rows of one FDE
@@ -785,7 +944,8 @@ int sfgen_func_rows(const struct sfgen_obj *obj, const struct sfgen_fde *fde,
 	struct sfgen_ra_row *ra = NULL;
 	size_t nra = 0, ira = 0, cap = 0;
 	enum sfgen_reason why = SFGEN_OK;
-	uint64_t pc = fde->start;
+	uint64_t pc = fde->start, expr_bytes = 0;
+	bool oom = false;
 
 	memset(func, 0, sizeof(*func));
 	func->fde = fde;
@@ -801,10 +961,10 @@ int sfgen_func_rows(const struct sfgen_obj *obj, const struct sfgen_fde *fde,
 		why = SFGEN_RA_STATE;
 
 	while (!why && pc < fde->end) {
-		struct sfgen_row row = { .pc = pc };
 		Dwarf_Addr start, end;
 		Dwarf_Frame *frame;
-		bool signal;
+		uint64_t at, row_end;
+		bool signal, mangled = false;
 		int ra_reg;
 
 		if (dwarf_cfi_addrframe(fde->cfi, pc, &frame)) {
@@ -812,6 +972,7 @@ int sfgen_func_rows(const struct sfgen_obj *obj, const struct sfgen_fde *fde,
 			break;
 		}
 		ra_reg = dwarf_frame_info(frame, &start, &end, &signal);
+		row_end = end < fde->end ? end : fde->end;
 		/*
 		 * libdw's end of a row is where the next begins; its start is
 		 * not always this row's (after DW_CFA_restore_state it is the
@@ -821,39 +982,37 @@ int sfgen_func_rows(const struct sfgen_obj *obj, const struct sfgen_fde *fde,
 			why = SFGEN_CFI_ERROR;
 		else if (signal && !have_signal)
 			why = SFGEN_SIGNAL;
-		else
-			why = row_of(obj, frame, ra_reg, &row);
-		free(frame);
-		if (!why && a64) {
-			if (ira == nra || ra[ira].pc != pc)
-				why = SFGEN_RA_STATE;
-			else
-				row.mangled = ra[ira++].signed_ra;
-		}
-		if (why)
-			break;
-		if (row.ra == SFGEN_RA_UNDEFINED) {
-			/* nothing but the RA matters: merge on it alone */
-			row.cfa_fp = false;
-			row.cfa_off = 0;
-			row.fp = SFGEN_FP_SAME;
-			row.mangled = false;
-		}
-		if (!func->nrows || !same_rule(&func->rows[func->nrows - 1], &row)) {
-			if (func->nrows == cap) {
-				struct sfgen_row *r;
+		else if (a64 && (ira == nra || ra[ira].pc != pc))
+			why = SFGEN_RA_STATE;
+		else if (a64)
+			mangled = ra[ira++].signed_ra;
 
-				cap = cap ? 2 * cap : 8;
-				r = realloc(func->rows, cap * sizeof(*r));
-				if (!r) {
-					free(ra);
-					return -1;
-				}
-				func->rows = r;
+		/* once, or at each address for a CFA that depends on it */
+		for (at = pc; !why && at < row_end; at++) {
+			struct sfgen_row row = { .pc = at, .mangled = mangled };
+			bool per_pc = false;
+
+			why = row_of(obj, frame, ra_reg, at, &row, &per_pc);
+			/* bounded work: the row's length counts once */
+			if (!why && per_pc && at == pc) {
+				expr_bytes += row_end - pc;
+				if (expr_bytes > SFGEN_MAX_EXPR_BYTES)
+					why = SFGEN_CFA_EXPR;
 			}
-			func->rows[func->nrows++] = row;
+			if (!why && add_row(func, &row, &cap))
+				oom = true;
+			if (!why && func->nrows > SFGEN_MAX_ROWS)
+				why = SFGEN_LIMITS;
+			if (!per_pc || oom)
+				break;
 		}
-		pc = end < fde->end ? end : fde->end;
+		free(frame);
+		if (oom) {
+			free(ra);
+			return -1;
+		}
+		if (!why)
+			pc = row_end;
 	}
 	if (!why && a64 && ira != nra)
 		why = SFGEN_RA_STATE;

@@ -21,7 +21,7 @@
 /* Why a function is left out of the section, or SFGEN_OK. */
 enum sfgen_reason {
 	SFGEN_OK,
-	SFGEN_CFA_EXPR,		/* CFA given by a DWARF expression */
+	SFGEN_CFA_EXPR,		/* CFA expression but SP + offset */
 	SFGEN_CFA_REG,		/* CFA based on a register but SP and FP */
 	SFGEN_RA_RULE,		/* RA neither at CFA + offset nor in LR */
 	SFGEN_RA_OFFSET,	/* x86-64: RA saved elsewhere than CFA - 8 */

@@ -127,16 +127,133 @@ static bool ra_signed(const struct fde_state *st, uint64_t pc)
 	return s;
 }
 
-/* The CFA as a canonical location: a register plus an offset, or the word there */
-static bool oracle_cfa(Dwarf_Frame *frame, struct canon_loc *l)
+/*
+ * A DWARF expression evaluated as a machine would, with concrete values of
+ * the stack pointer @sp and, on x86-64, of RIP (@pc); false for any other
+ * register, for memory, and for operations the expressions of CFAs in the
+ * tested objects do not use.
+ */
+static bool eval_expr(const Dwarf_Op *ops, size_t nops, uint64_t sp,
+		      uint64_t pc, uint64_t *val)
 {
 	bool x86 = machine == EM_X86_64;
+	uint64_t st[16], a, b;
+	unsigned int n = 0;
+	size_t i;
+
+	for (i = 0; i < nops; i++) {
+		uint8_t op = ops[i].atom;
+
+		if (n == ARRAY_SIZE(st))
+			return false;
+		if (op >= DW_OP_lit0 && op <= DW_OP_lit31) {
+			st[n++] = op - DW_OP_lit0;
+			continue;
+		}
+		if (op >= DW_OP_breg0 && op <= DW_OP_breg31) {
+			unsigned int reg = op - DW_OP_breg0;
+
+			if (reg == (x86 ? 7U : 31U))
+				st[n++] = sp + ops[i].number;
+			else if (x86 && reg == 16)
+				st[n++] = pc + ops[i].number;
+			else
+				return false;
+			continue;
+		}
+		switch (op) {
+		case DW_OP_const1u: case DW_OP_const1s: case DW_OP_const2u:
+		case DW_OP_const2s: case DW_OP_const4u: case DW_OP_const4s:
+		case DW_OP_const8u: case DW_OP_const8s: case DW_OP_constu:
+		case DW_OP_consts:
+			st[n++] = ops[i].number;
+			continue;
+		case DW_OP_plus_uconst:
+			if (!n)
+				return false;
+			st[n - 1] += ops[i].number;
+			continue;
+		}
+		if (n < 2)
+			return false;
+		b = st[--n];
+		a = st[--n];
+		switch (op) {
+		case DW_OP_plus:
+			a += b;
+			break;
+		case DW_OP_minus:
+			a -= b;
+			break;
+		case DW_OP_and:
+			a &= b;
+			break;
+		case DW_OP_or:
+			a |= b;
+			break;
+		case DW_OP_shl:
+			a = b < 64 ? a << b : 0;
+			break;
+		case DW_OP_shr:
+			a = b < 64 ? a >> b : 0;
+			break;
+		case DW_OP_ge:
+			a = (int64_t)a >= (int64_t)b;
+			break;
+		case DW_OP_gt:
+			a = (int64_t)a > (int64_t)b;
+			break;
+		case DW_OP_le:
+			a = (int64_t)a <= (int64_t)b;
+			break;
+		case DW_OP_lt:
+			a = (int64_t)a < (int64_t)b;
+			break;
+		case DW_OP_eq:
+			a = a == b;
+			break;
+		case DW_OP_ne:
+			a = a != b;
+			break;
+		default:
+			return false;
+		}
+		st[n++] = a;
+	}
+	if (n != 1)
+		return false;
+	*val = st[0];
+	return true;
+}
+
+/*
+ * The CFA as a canonical location: a register plus an offset, or the word
+ * there; or, for an expression, SP plus what it gives with two stack
+ * pointers minus each of them, when that is the same (*@per_pc then says
+ * that the rule holds at @pc only).
+ */
+static bool oracle_cfa(Dwarf_Frame *frame, uint64_t pc, struct canon_loc *l,
+		       bool *per_pc)
+{
+	const uint64_t sp1 = 0x7ffe00001000, sp2 = sp1 + 0x1238;
+	bool x86 = machine == EM_X86_64;
+	uint64_t cfa1, cfa2;
 	Dwarf_Op *ops;
 	size_t nops;
 	int reg;
 
-	if (dwarf_frame_cfa(frame, &ops, &nops) || !nops || nops > 2)
+	if (dwarf_frame_cfa(frame, &ops, &nops) || !nops)
 		return false;
+	if (nops > 2 || (nops == 2 && ops[1].atom != DW_OP_deref)) {
+		if (!eval_expr(ops, nops, sp1, pc, &cfa1) ||
+		    !eval_expr(ops, nops, sp2, pc, &cfa2) ||
+		    cfa1 - sp1 != cfa2 - sp2)
+			return false;
+		l->kind = CANON_SP;
+		l->off = (int64_t)(cfa1 - sp1);
+		*per_pc = true;
+		return true;
+	}
 	if (ops[0].atom == DW_OP_bregx) {
 		reg = ops[0].number;
 		l->off = (int64_t)ops[0].number2;
@@ -146,11 +263,8 @@ static bool oracle_cfa(Dwarf_Frame *frame, struct canon_loc *l)
 	} else {
 		return false;
 	}
-	if (nops == 2) {
-		if (ops[1].atom != DW_OP_deref)
-			return false;
+	if (nops == 2)
 		l->deref = true;
-	}
 	if (reg == (x86 ? 7 : 31))
 		l->kind = CANON_SP;
 	else if (reg == (x86 ? 6 : 29))
@@ -171,9 +285,9 @@ static enum oracle oracle_at(struct fde_state *st, uint64_t pc, bool strict)
 {
 	bool x86 = machine == EM_X86_64;
 	struct canon_rule *c = &st->rule;
+	bool signal, ok, per_pc = false;
 	Dwarf_Addr start, end;
 	Dwarf_Frame *frame;
-	bool signal, ok;
 	int ra;
 
 	memset(c, 0, sizeof(*c));
@@ -186,9 +300,11 @@ static enum oracle oracle_at(struct fde_state *st, uint64_t pc, bool strict)
 	c->signal = signal || st->fde->signal;
 	ok = ra == (x86 ? 16 : 30) && oracle_reg(frame, ra, &c->ra);
 	if (ok && c->ra.kind != CANON_UNDEF)
-		ok = oracle_cfa(frame, &c->cfa) &&
+		ok = oracle_cfa(frame, pc, &c->cfa, &per_pc) &&
 		     oracle_reg(frame, x86 ? 6 : 29, &c->fp);
 	free(frame);
+	if (per_pc)
+		st->row_end = pc + 1;
 	if (!ok)
 		return OR_INEXPRESSIBLE;
 	if (c->ra.kind == CANON_UNDEF)
