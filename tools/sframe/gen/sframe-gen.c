@@ -315,16 +315,17 @@ static enum outcome do_object(const char *path, const struct options *o,
 			fprintf(stderr, "sframe-gen: %s: has SFrame already\n", path);
 		goto out;
 	}
-	if (o->output) {
-		snprintf(out, sizeof(out), "%s", o->output);
-	} else if (sfgen_sidecar_path(&obj, o->prefix, out, sizeof(out))) {
+	/* a loader finds and checks a sidecar by the build ID */
+	if (obj.build_id_len < 2) {
 		res = O_NO_BUILD_ID;
 		if (!tree || o->verbose)
 			fprintf(stderr, "sframe-gen: %s: no build ID\n", path);
 		goto out;
 	}
-	if (obj.build_id_len < 2 && !tree) {
-		fprintf(stderr, "sframe-gen: %s: no build ID\n", path);
+	if (o->output) {
+		snprintf(out, sizeof(out), "%s", o->output);
+	} else if (sfgen_sidecar_path(&obj, o->prefix, out, sizeof(out))) {
+		fprintf(stderr, "sframe-gen: %s: sidecar path too long\n", path);
 		goto out;
 	}
 	if (!o->force && !o->dry_run && !o->list &&

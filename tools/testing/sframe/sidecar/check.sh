@@ -8,6 +8,10 @@
 #   at every address of LIB's executable segments: 100% must agree.
 # gen_TAG_detects_*: the comparison fails on wrong rules (every 97th
 #   changed: exactly those must disagree) and on a corrupted section.
+# gen_TAG_tree: sframe-gen -t on a tree of one library (and a hard and a
+#   symbolic link to it), one without build ID, one with SFrame, a text
+#   file: one sidecar, the same bytes as for the library alone; a second
+#   run finds it current.
 # toolchain_TAG_<input>: the sections gas and ld made for ref/'s INPUTs
 #   against their CFI; each function or section where they disagree must
 #   match a shell pattern EXPECTED lists for the input (lines "<input>
@@ -30,7 +34,7 @@ set -- $libs
 nlibs=$#
 set -- $inputs
 echo "KTAP version 1"
-echo "1..$((nlibs + 2 + $#))"
+echo "1..$((nlibs + 3 + $#))"
 n=0
 fails=0
 
@@ -137,6 +141,45 @@ if [ $rc = 1 ] && [ "$bad" -gt 0 ]; then
 		"$bad addresses disagree or fail"
 else
 	echo "not ok $n $name # exit $rc: $sum"
+	fails=$((fails + 1))
+fi
+
+# Tree mode: what it skips, and a second run that finds all current
+n=$((n + 1))
+name=gen_${tag}_tree
+t=$run/tree
+rm -rf "$t"
+mkdir -p "$t/objs/sub"
+set -- $libs
+lib=$1
+cp "$lib" "$t/objs/lib.so"
+ln "$t/objs/lib.so" "$t/objs/sub/hardlink.so"
+ln -s lib.so "$t/objs/symlink.so"
+objcopy --remove-section .note.gnu.build-id "$lib" "$t/objs/no-id.so"
+set -- $inputs
+cp "$1" "$t/objs/has-sframe"
+echo "not ELF" >"$t/objs/text"
+"$gen" -j 2 -p "$t/sc" -t "$t/objs" >"$t.1" 2>&1
+rc1=$?
+"$gen" -j 2 -p "$t/sc" -t "$t/objs" >"$t.2" 2>&1
+rc2=$?
+"$gen" -o "$t/single.sframe" "$lib" >/dev/null 2>&1
+sidecars=$(find "$t/sc" -name '*.sframe' | wc -l)
+count() {
+	sed -n "s/^  \([0-9]*\) $2\$/\1/p" "$1"
+}
+if [ $rc1 = 0 ] && [ $rc2 = 0 ] && [ "$sidecars" = 1 ] &&
+   [ "$(count "$t.1" 'sidecars generated')" = 1 ] &&
+   [ "$(count "$t.1" 'with SFrame already')" = 1 ] &&
+   [ "$(count "$t.1" 'without a build ID')" = 1 ] &&
+   [ "$(count "$t.2" 'sidecars generated')" = 0 ] &&
+   [ "$(count "$t.2" 'with a current sidecar')" = 1 ] &&
+   cmp -s "$t/single.sframe" "$(find "$t/sc" -name '*.sframe')"; then
+	echo "ok $n $name # one sidecar for two links, skips SFrame, no build ID," \
+		"non-ELF and links; then current"
+else
+	sed 's/^/# /' "$t.1" "$t.2"
+	echo "not ok $n $name # exit $rc1 and $rc2, $sidecars sidecars"
 	fails=$((fails + 1))
 fi
 
