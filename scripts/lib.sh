@@ -73,8 +73,9 @@ cache_key() {
 	done; } | sha256sum | cut -c1-16
 }
 
-# The kselftest directories of the series, run in the guest.
-KSELFTEST_TARGETS=${KSELFTEST_TARGETS:-sframe codectl}
+# The kselftest directories of the series, run in the guest.  sframe_perf
+# runs perf (scripts/build-perf) in the guest.
+KSELFTEST_TARGETS=${KSELFTEST_TARGETS:-sframe codectl sframe_perf}
 
 # The Linux tree that is built: the assembled overlay (make tree).
 TREE=${TREE:-$OUT/tree}

@@ -1,0 +1,165 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# perf record --call-graph sframe, system-wide, of the known call chain in
+# each of the cases that matter: every sample of the chain's getppid system
+# calls, as perf script shows it, must be the user stack the program really
+# had, frame by frame, address by address, with the symbols of the chain --
+# in a program built without frame pointers with SFrame V2 and V3, in one
+# with frame pointers and no SFrame, in every thread, in a child after fork()
+# and after exec(), in a library that dlopen() loaded and the audit module
+# registered, and in threads and processes that exit in the system call
+# (the kernel unwinds them on the way out).  Sampled in the kernel
+# (raw_syscalls:sys_enter), the kernel's stack comes first, then the user
+# stack, in one callchain.  The mode is set the way perf config does it,
+# with perf record -g.  Where nothing can get the stack right without SFrame
+# (the library, not registered), most stacks must be wrong: the comparison
+# can fail.
+#
+# Then --call-graph dwarf, perf's own unwinder, on the same program: it must
+# give the chain too, and perf script and perf report --children --sort
+# dso,sym must name the same symbols for both.
+#
+# Each perf command costs seconds in a guest under emulation, so one perf
+# record takes all the cases at once, each case's truth in its own
+# directory.
+
+# Runs of the chain per program; two system calls each.
+RUNS=3
+
+# The recorded command: every workload, one after the other.
+if [ "${1:-}" = --workloads ]; then
+	d=$2
+	cd "$(dirname "$0")" || exit 1
+	for c in v2 v3 fp threads fork exit dlopen noaudit; do
+		mkdir -p "$d/$c" || exit 1
+	done
+	lib=$PWD/libsframe_perf_chain.so
+	./sframe_perf_v2 chain "$d/v2" $RUNS &&
+	./sframe_perf_v3 chain "$d/v3" $RUNS &&
+	./sframe_perf_fp chain "$d/fp" $RUNS &&
+	./sframe_perf_v2 threads "$d/threads" 4 $RUNS &&
+	./sframe_perf_v2 fork "$d/fork" $RUNS ./sframe_perf_v3 &&
+	./sframe_perf_v2 exit "$d/exit" &&
+	LD_AUDIT=$PWD/sframe-audit.so ./sframe_perf_v2 dlopen "$d/dlopen" $RUNS "$lib" &&
+	./sframe_perf_v2 dlopen "$d/noaudit" $RUNS "$lib"
+	exit
+fi
+
+. "$(dirname "$0")/sframe_perf_lib.sh"
+
+# getppid on x86-64, the architecture of the chain.
+NR_GETPPID=110
+# The chain's stack is some 45 KiB deep (st_big_frame has 40 KiB of locals).
+DWARF_SIZE=65528
+
+ktap_print_header
+sfp_require
+ktap_set_plan 13
+
+printf '[call-graph]\n\trecord-mode = sframe\n' >"$SFP_TMP/perfconfig"
+t=$SFP_TMP/truth
+PERF_CONFIG=$SFP_TMP/perfconfig sfp_record all -a -g \
+	-e syscalls:sys_enter_getppid \
+	-e raw_syscalls:sys_enter --filter "id == $NR_GETPPID" \
+	-e syscalls:sys_enter_exit -e syscalls:sys_enter_exit_group -- \
+	"$SFP_DIR/sframe_perf_stacks.sh" --workloads "$t" ||
+	ktap_exit_fail_msg "perf record of the workloads failed"
+
+sfp_result "v2: no frame pointers, SFrame V2: the chain" \
+	sfp_check all "$t/v2"
+sfp_result "syscall: the kernel's stack, then the deferred user stack" \
+	sfp_check all "$t/v2" -v event=raw_syscalls:sys_enter -v kernel=1
+sfp_result "v3: no frame pointers, SFrame V3, static: the chain" \
+	sfp_check all "$t/v3"
+sfp_result "fp build: frame pointers, no .sframe: the chain" \
+	sfp_check all "$t/fp"
+sfp_result "threads: 4 threads, each its chain" \
+	sfp_check all "$t/threads"
+sfp_result "fork and exec: a forked child, an exec'ed V3 child, the parent" \
+	sfp_check all "$t/fork"
+sfp_result "exit: a thread in exit, a process in exit_group, unwound on the way out" \
+	sfp_check all "$t/exit" -v 'event=syscalls:sys_enter_exit(_group)?'
+sfp_result "dlopen: the chain in a library registered by sframe-audit.so" \
+	sfp_check all "$t/dlopen"
+sfp_result "dlopen without the audit module: the library's stacks are wrong" \
+	sfp_check all "$t/noaudit" -v want=wrong
+
+# The exits again, recorded as a command is (the events of its tasks, not
+# of the CPUs): the deferred stacks must be written before the tasks' events
+# go.
+mkdir -p "$t/exit-task"
+sfp_record exit-task -e syscalls:sys_enter_exit \
+	-e syscalls:sys_enter_exit_group --call-graph sframe -- \
+	"$SFP_DIR/sframe_perf_v2" exit "$t/exit-task"
+sfp_result "exit, perf record of the command: unwound on the way out" \
+	sfp_check exit-task "$t/exit-task" \
+	-v 'event=syscalls:sys_enter_exit(_group)?'
+
+# The same program under perf's DWARF unwinder.
+mkdir -p "$t/dwarf"
+sfp_record dwarf -e syscalls:sys_enter_getppid \
+	--call-graph dwarf,$DWARF_SIZE -- \
+	"$SFP_DIR/sframe_perf_v2" chain "$t/dwarf" $RUNS
+sfp_result "dwarf,$DWARF_SIZE: perf's DWARF unwinder gives the chain" \
+	sfp_check dwarf "$t/dwarf" -v callers=call
+
+# user_syms NAME TRUTHDIR: the symbols of the user frames of the getppid
+# samples of the thread of TRUTHDIR, a line per sample, down to main and
+# the frame after it (in the C library, which has no SFrame section: the
+# frame pointer unwinder cannot go further there).
+user_syms() {
+	local tid
+
+	tid=$(basename "$(ls "$2"/truth.*)")
+	awk -v tid="${tid#truth.}" '
+		/^[^\t]/ && !/^[ \t]*$/ {
+			ours = $0 ~ ("/" tid " .*syscalls:sys_enter_getppid:")
+			line = ""; n = 0; done = 0; next }
+		/^\t/ && ours && !done && $NF != "([kernel.kallsyms])" {
+			line = line " " $2; if (main) done = 1; main = $2 == "main" }
+		/^[ \t]*$/ { if (ours && line != "") print line; ours = 0; main = 0 }
+		END { if (ours && line != "") print line }' "$SFP_TMP/$1.script"
+}
+
+user_syms all "$t/v2" >"$SFP_TMP/sframe.syms"
+user_syms dwarf "$t/dwarf" >"$SFP_TMP/dwarf.syms"
+ktap_print_msg "sframe, first sample:$(head -n1 "$SFP_TMP/sframe.syms")"
+ktap_print_msg "dwarf, first sample:$(head -n1 "$SFP_TMP/dwarf.syms")"
+if [ -s "$SFP_TMP/sframe.syms" ] &&
+   diff -u "$SFP_TMP/dwarf.syms" "$SFP_TMP/sframe.syms" >"$SFP_TMP/syms.diff"; then
+	n=$(wc -l <"$SFP_TMP/sframe.syms")
+	ktap_test_pass "perf script: the same user symbols as dwarf in each of $n samples"
+else
+	sfp_show "$SFP_TMP/syms.diff"
+	ktap_test_fail "perf script: the same user symbols as dwarf in each sample"
+fi
+
+# report NAME PID: perf report's rows of the program for the getppid
+# samples of PID.
+report() {
+	"$PERF" report -i "$SFP_TMP/$1.data" --pid "$2" --percentage relative \
+		--stdio --children \
+		--sort dso,sym -g none --percent-limit 0 2>&1 |
+		awk '/^# Samples: .* of event / {
+			     ours = $0 ~ /syscalls:sys_enter_getppid/ }
+		     ours && / sframe_perf_v2 / { print }' | sort
+}
+
+pid_of() {
+	cut -d' ' -f1 "$(ls "$1"/truth.*)" | head -n1
+}
+
+report all "$(pid_of "$t/v2")" >"$SFP_TMP/sframe.report"
+report dwarf "$(pid_of "$t/dwarf")" >"$SFP_TMP/dwarf.report"
+sfp_show "$SFP_TMP/sframe.report"
+if [ -s "$SFP_TMP/sframe.report" ] &&
+   diff -u "$SFP_TMP/dwarf.report" "$SFP_TMP/sframe.report" >"$SFP_TMP/report.diff"; then
+	n=$(wc -l <"$SFP_TMP/sframe.report")
+	ktap_test_pass "perf report --children --sort dso,sym: the same $n rows as dwarf"
+else
+	sfp_show "$SFP_TMP/report.diff"
+	ktap_test_fail "perf report --children --sort dso,sym: the same rows as dwarf"
+fi
+
+ktap_finished
