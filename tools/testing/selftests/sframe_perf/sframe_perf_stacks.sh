@@ -122,18 +122,26 @@ user_syms() {
 		END { if (ours && line != "") print line }' "$SFP_TMP/$1.script"
 }
 
+# same_as_dwarf KIND DESCRIPTION: one KTAP result, whether
+# $SFP_TMP/sframe.KIND is not empty and has the same lines as dwarf.KIND.
+same_as_dwarf() {
+	local n
+
+	n=$(wc -l <"$SFP_TMP/sframe.$1")
+	if diff -u "$SFP_TMP/dwarf.$1" "$SFP_TMP/sframe.$1" >"$SFP_TMP/$1.diff" &&
+	   [ "$n" -gt 0 ]; then
+		ktap_test_pass "$2: the same $n lines as dwarf"
+	else
+		sfp_show "$SFP_TMP/$1.diff"
+		ktap_test_fail "$2: not the same lines as dwarf ($n lines)"
+	fi
+}
+
 user_syms all "$t/v2" >"$SFP_TMP/sframe.syms"
 user_syms dwarf "$t/dwarf" >"$SFP_TMP/dwarf.syms"
 ktap_print_msg "sframe, first sample:$(head -n1 "$SFP_TMP/sframe.syms")"
 ktap_print_msg "dwarf, first sample:$(head -n1 "$SFP_TMP/dwarf.syms")"
-if [ -s "$SFP_TMP/sframe.syms" ] &&
-   diff -u "$SFP_TMP/dwarf.syms" "$SFP_TMP/sframe.syms" >"$SFP_TMP/syms.diff"; then
-	n=$(wc -l <"$SFP_TMP/sframe.syms")
-	ktap_test_pass "perf script: the same user symbols as dwarf in each of $n samples"
-else
-	sfp_show "$SFP_TMP/syms.diff"
-	ktap_test_fail "perf script: the same user symbols as dwarf in each sample"
-fi
+same_as_dwarf syms "perf script: the user symbols of each sample"
 
 # report NAME PID: perf report's rows of the program for the getppid
 # samples of PID.  _start is left out: it is reached through the C
@@ -157,13 +165,6 @@ pid_of() {
 report all "$(pid_of "$t/v2")" >"$SFP_TMP/sframe.report"
 report dwarf "$(pid_of "$t/dwarf")" >"$SFP_TMP/dwarf.report"
 sfp_show "$SFP_TMP/sframe.report"
-if [ -s "$SFP_TMP/sframe.report" ] &&
-   diff -u "$SFP_TMP/dwarf.report" "$SFP_TMP/sframe.report" >"$SFP_TMP/report.diff"; then
-	n=$(wc -l <"$SFP_TMP/sframe.report")
-	ktap_test_pass "perf report --children --sort dso,sym: the same $n rows as dwarf"
-else
-	sfp_show "$SFP_TMP/report.diff"
-	ktap_test_fail "perf report --children --sort dso,sym: the same rows as dwarf"
-fi
+same_as_dwarf report "perf report --children --sort dso,sym: the rows"
 
 ktap_finished
