@@ -75,7 +75,7 @@ cache_key() {
 
 # The kselftest directories of the series, run in the guest.  sframe_perf
 # runs perf (scripts/build-perf) in the guest.
-KSELFTEST_TARGETS=${KSELFTEST_TARGETS:-sframe codectl sframe_perf}
+KSELFTEST_TARGETS=${KSELFTEST_TARGETS:-sframe codectl sframe_ftrace sframe_perf}
 
 # The Linux tree that is built: the assembled overlay (make tree).
 TREE=${TREE:-$OUT/tree}
