@@ -175,6 +175,9 @@ static int sframe_check_ranges(struct mm_struct *mm,
  * @mm:		current's mm
  * @sframe_start: user address of the .sframe section
  * @sframe_end:	end of the section (exclusive)
+ * @sframe_addr: the address its function offsets are relative to:
+ *		@sframe_start, or for a section mapped apart from its object (a
+ *		sidecar file), where it would lie in the object's address space
  * @text_start:	start of the text it describes
  * @text_end:	end of the text (exclusive)
  * @info:	optional description of the object; on success the entry takes
@@ -187,17 +190,18 @@ static int sframe_check_ranges(struct mm_struct *mm,
  * it, since reading user memory may fault.  A bad range is reported
  * before anything about the bytes it holds.
  *
- * Return: 0, or -EINVAL for an empty or wrapping range, -ENOMEM for a range
- * that is not wholly mapped (or no memory), -EACCES for text that is not
- * executable or a section that is not readable, -EFAULT for a header that
- * cannot be read, -ENOEXEC for a header that is invalid here, -EEXIST when
- * the text overlaps a registered text range, -ENOSPC when the mm holds
+ * Return: 0, or -EINVAL for an empty or wrapping range, or a @sframe_addr
+ * where the section would end beyond the user address space, -ENOMEM for a
+ * range that is not wholly mapped (or no memory), -EACCES for text that is
+ * not executable or a section that is not readable, -EFAULT for a header
+ * that cannot be read, -ENOEXEC for a header that is invalid here, -EEXIST
+ * when the text overlaps a registered text range, -ENOSPC when the mm holds
  * SFRAME_MAX_SECTIONS already, -EINTR when killed while waiting for the lock.
  */
 int sframe_add_section(struct mm_struct *mm, unsigned long sframe_start,
-		       unsigned long sframe_end, unsigned long text_start,
-		       unsigned long text_end, struct sframe_objinfo *info,
-		       bool user)
+		       unsigned long sframe_end, unsigned long sframe_addr,
+		       unsigned long text_start, unsigned long text_end,
+		       struct sframe_objinfo *info, bool user)
 {
 	struct sframe_section range = {
 		.text_start = text_start, .text_end = text_end,
@@ -213,7 +217,7 @@ int sframe_add_section(struct mm_struct *mm, unsigned long sframe_start,
 	if (!e)
 		return -ENOMEM;
 	init_ret = sframe_section_init(&e->sec, sframe_start, sframe_end,
-				       text_start, text_end);
+				       sframe_addr, text_start, text_end);
 	/* Complete before lockless lookups can see it */
 	e->info = info;
 	if (user)
@@ -295,7 +299,11 @@ static bool ranges_overlap(unsigned long a_start, unsigned long a_end,
  * that intersects the range belongs to such an entry.  For objects mapped
  * whole, the reach is the size of the largest one; an entry whose .sframe
  * lies far from its text (codectl allows it) widens it, at worst to all
- * entries, SFRAME_MAX_SECTIONS at most.
+ * entries, SFRAME_MAX_SECTIONS at most.  A sidecar file, a section that
+ * user space maps apart from its object, is such an entry unless it is
+ * mapped next to the object, as the loader side is expected to do; its
+ * sframe_addr, where the section would lie in the object, is no memory
+ * and plays no part here.
  */
 void sframe_unmap_range(struct mm_struct *mm, unsigned long start,
 			unsigned long end)
@@ -468,6 +476,9 @@ static void sframe_show_entry(struct seq_file *m, struct mm_struct *mm,
 		   e->sec.sframe_start, e->sec.sframe_end, e->sec.version,
 		   test_bit(SFRAME_ENTRY_USER, &e->flags) ? "codectl" : "exec",
 		   test_bit(SFRAME_ENTRY_BAD, &e->flags) ? "bad" : "ok");
+	/* A section mapped apart from its object: a sidecar */
+	if (e->sec.sframe_addr != e->sec.sframe_start)
+		seq_printf(m, " sframe-addr=%08lx", e->sec.sframe_addr);
 	if (info && info->build_id_len)
 		seq_printf(m, " build-id=%*phN", info->build_id_len,
 			   info->build_id);
@@ -538,9 +549,10 @@ static int sframe_proc_show(struct seq_file *m, void *v)
 /*
  * One line per registration: text range, section range, SFrame version,
  * who registered it (exec or codectl), whether the unwinder still uses it
- * ("ok") or found it corrupt ("bad"), the build ID if known, and the
- * object's path.  Access was checked when the file was opened, as for
- * /proc/<pid>/maps.
+ * ("ok") or found it corrupt ("bad"), the address the section's offsets
+ * are relative to if it is not where the section lies (a sidecar), the
+ * build ID if known, and the object's path.  Access was checked when the
+ * file was opened, as for /proc/<pid>/maps.
  */
 const struct seq_operations sframe_proc_seq_ops = {
 	.start	= sframe_proc_start,

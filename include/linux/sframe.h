@@ -23,6 +23,9 @@
  * @text_end:	end of that range (exclusive)
  * @sframe_start: user address of the .sframe section
  * @sframe_end:	end of the section (exclusive)
+ * @sframe_addr: the address its function offsets are relative to, as if the
+ *		section lay there: @sframe_start, or elsewhere for a section
+ *		mapped apart from its object (a sidecar file)
  * @fdes_start:	user address of the FDE array (V3: the FDE index)
  * @fres_start:	user address of the FRE sub-section
  * @fres_end:	end of the FRE sub-section (exclusive)
@@ -38,6 +41,7 @@ struct sframe_section {
 	unsigned long	text_end;
 	unsigned long	sframe_start;
 	unsigned long	sframe_end;
+	unsigned long	sframe_addr;
 	unsigned long	fdes_start;
 	unsigned long	fres_start;
 	unsigned long	fres_end;
@@ -125,7 +129,8 @@ struct sframe_rule {
 
 int sframe_section_init(struct sframe_section *sec,
 			unsigned long sframe_start, unsigned long sframe_end,
-			unsigned long text_start, unsigned long text_end);
+			unsigned long sframe_addr, unsigned long text_start,
+			unsigned long text_end);
 int sframe_find_rule(const struct sframe_section *sec, unsigned long ip,
 		     bool topmost, struct sframe_rule *rule, u32 *budget);
 
@@ -171,9 +176,9 @@ void sframe_free_mm(struct mm_struct *mm);
 void sframe_unmap_range(struct mm_struct *mm, unsigned long start,
 			unsigned long end);
 int sframe_add_section(struct mm_struct *mm, unsigned long sframe_start,
-		       unsigned long sframe_end, unsigned long text_start,
-		       unsigned long text_end, struct sframe_objinfo *info,
-		       bool user);
+		       unsigned long sframe_end, unsigned long sframe_addr,
+		       unsigned long text_start, unsigned long text_end,
+		       struct sframe_objinfo *info, bool user);
 int sframe_remove_section(struct mm_struct *mm, unsigned long text_start);
 void sframe_objinfo_put(struct sframe_objinfo *info);
 int sframe_find(unsigned long ip, bool topmost, struct sframe_rule *rule,

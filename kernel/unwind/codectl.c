@@ -29,7 +29,9 @@ static_assert(CODECTL_BUILD_ID_MAX == SFRAME_BUILD_ID_MAX);
 /* The sizes of the uapi header are the structures' layout. */
 static_assert(offsetofend(struct codectl_sframe, sframe_end) ==
 	      CODECTL_SFRAME_SIZE_VER0);
-static_assert(sizeof(struct codectl_sframe) == CODECTL_SFRAME_SIZE_VER1);
+static_assert(offsetofend(struct codectl_sframe, build_id_len) ==
+	      CODECTL_SFRAME_SIZE_VER1);
+static_assert(sizeof(struct codectl_sframe) == CODECTL_SFRAME_SIZE_VER2);
 static_assert(sizeof(struct codectl_unregister) ==
 	      CODECTL_UNREGISTER_SIZE_VER0);
 
@@ -129,6 +131,7 @@ static int codectl_register_sframe(const void __user *uinfo, size_t size)
 	arg.text_end = untagged_addr(arg.text_end);
 	arg.sframe_start = untagged_addr(arg.sframe_start);
 	arg.sframe_end = untagged_addr(arg.sframe_end);
+	arg.sframe_addr = untagged_addr(arg.sframe_addr);
 	/* Non-empty ranges of user addresses that do not wrap. */
 	if (arg.text_start >= arg.text_end ||
 	    arg.sframe_start >= arg.sframe_end ||
@@ -137,12 +140,19 @@ static int codectl_register_sframe(const void __user *uinfo, size_t size)
 	/* Where ld puts the section: its 32-bit fields are aligned. */
 	if (!IS_ALIGNED(arg.sframe_start, 4))
 		return -EINVAL;
+	/* Where the offsets count from: the section is described as there. */
+	if (!arg.sframe_addr)
+		arg.sframe_addr = arg.sframe_start;
+	if (arg.sframe_addr > TASK_SIZE ||
+	    arg.sframe_end - arg.sframe_start > TASK_SIZE - arg.sframe_addr)
+		return -EINVAL;
 
 	info = codectl_objinfo(&arg);
 	if (IS_ERR(info))
 		return PTR_ERR(info);
 	ret = sframe_add_section(current->mm, arg.sframe_start, arg.sframe_end,
-				 arg.text_start, arg.text_end, info, true);
+				 arg.sframe_addr, arg.text_start, arg.text_end,
+				 info, true);
 	if (ret)
 		sframe_objinfo_put(info);
 	return ret;

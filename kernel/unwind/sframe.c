@@ -36,10 +36,11 @@
 
 /*
  * The ranges of a section end below 2^63, as user addresses do on every
- * 64-bit architecture.  Then an address plus a size from the section
- * cannot overflow, and a function start, an address plus an offset that the
- * decoder adds modulo 2^64, lies below 2^63 only if the exact sum does.
- * That needs a 64-bit unsigned long: UNWIND_USER_SFRAME depends on 64BIT.
+ * 64-bit architecture, and so does the section placed at its sframe_addr.
+ * Then an address plus a size from the section cannot overflow, and a
+ * function start, an address plus an offset that the decoder adds modulo
+ * 2^64, lies below 2^63 only if the exact sum does.  That needs a 64-bit
+ * unsigned long: UNWIND_USER_SFRAME depends on 64BIT.
  */
 #define SFRAME_ADDR_LIMIT	BIT(63)
 
@@ -203,6 +204,10 @@ static __always_inline int sframe_fetch(const struct sframe_section *sec,
  * @sec:	filled with the validated section on success
  * @sframe_start: user address of the .sframe section
  * @sframe_end:	end of the section (exclusive)
+ * @sframe_addr: the address the section's function offsets are relative
+ *		to: @sframe_start for a section the linker placed, or where
+ *		the section would lie in the object's address space for one
+ *		mapped elsewhere (a sidecar file)
  * @text_start:	start of the text the section describes
  * @text_end:	end of that text (exclusive)
  *
@@ -210,15 +215,21 @@ static __always_inline int sframe_fetch(const struct sframe_section *sec,
  * (only the running architecture's), and that the FDE and FRE sub-sections
  * lie inside the section, do not overlap and are big enough for their
  * counts.  The FDEs and FREs themselves are checked at each lookup, as the
- * section may change at any time.  Context: may fault (reads user memory).
+ * section may change at any time.  The bytes are read at @sframe_start; a
+ * function start is computed as if they lay at @sframe_addr (V2 without
+ * SFRAME_F_FDE_FUNC_START_PCREL: @sframe_addr plus the offset; with it, and
+ * V3: the address the offset's field would have there, plus the offset).
+ * Context: may fault (reads user memory).
  *
  * Return: 0 on success; -EINVAL for an empty or wrapping range, or one that
- * ends above 2^63, where no user address lies; -EFAULT if
- * the header cannot be read; -ENOEXEC for an invalid or unsupported header.
+ * ends above 2^63, where no user address lies, or a @sframe_addr where the
+ * section would do so; -EFAULT if the header cannot be read; -ENOEXEC for
+ * an invalid or unsupported header.
  */
 int sframe_section_init(struct sframe_section *sec,
 			unsigned long sframe_start, unsigned long sframe_end,
-			unsigned long text_start, unsigned long text_end)
+			unsigned long sframe_addr, unsigned long text_start,
+			unsigned long text_end)
 {
 	struct sframe_section s = {};
 	struct sframe_header h;
@@ -241,6 +252,12 @@ int sframe_section_init(struct sframe_section *sec,
 		return -EINVAL;
 	}
 	size = sframe_end - sframe_start;
+	/* Both below 2^63: the sum cannot wrap. */
+	if (sframe_addr >= SFRAME_ADDR_LIMIT ||
+	    sframe_addr + size >= SFRAME_ADDR_LIMIT) {
+		sframe_reject("section address beyond the user address space");
+		return -EINVAL;
+	}
 	if (size < sizeof(h)) {
 		sframe_reject("section shorter than its header");
 		return -ENOEXEC;
@@ -248,6 +265,7 @@ int sframe_section_init(struct sframe_section *sec,
 
 	s.sframe_start = sframe_start;
 	s.sframe_end = sframe_end;
+	s.sframe_addr = sframe_addr;
 	s.text_start = text_start;
 	s.text_end = text_end;
 	ret = sframe_read(&s, &h, sframe_start, sizeof(h));
@@ -350,8 +368,9 @@ int sframe_section_init(struct sframe_section *sec,
 
 /*
  * The fields of the FDE at @raw that the search reads.  The start is an
- * offset from the section, or from the FDE with FUNC_START_PCREL; see
- * SFRAME_ADDR_LIMIT for why it is added as an unsigned long.
+ * offset from the section, or from the FDE with FUNC_START_PCREL, as they
+ * would lie at the section's sframe_addr; see SFRAME_ADDR_LIMIT for why it
+ * is added as an unsigned long.
  */
 static __always_inline unsigned long sframe_fde_off(const void *raw, bool v2)
 {
@@ -502,7 +521,9 @@ static __always_inline int sframe_check_block(const struct sframe_section *sec,
 	unsigned int esize = v2 ? sizeof(struct sframe_fde_v2) :
 				  sizeof(struct sframe_fde_v3);
 	bool pcrel = sec->flags & SFRAME_F_FDE_FUNC_START_PCREL;
-	unsigned long base = pcrel ? addr : sec->sframe_start;
+	/* Where the entry or the section would lie at sframe_addr */
+	unsigned long base = sec->sframe_addr +
+			     (pcrel ? addr - sec->sframe_start : 0);
 	unsigned long lo_end = 0, hi_start = SFRAME_ADDR_LIMIT;
 	const u8 *cand = NULL;
 	u32 i, size;

@@ -27,6 +27,10 @@
  *			string of at most PATH_MAX bytes with the NUL, or 0
  * @build_id:		optional: pointer to the object's build ID, or 0
  * @build_id_len:	length of @build_id, at most CODECTL_BUILD_ID_MAX
+ * @sframe_addr:	the address the section's function offsets are relative
+ *			to, as if the section lay there; 0 means @sframe_start.
+ *			For a section mapped apart from its object (a sidecar
+ *			file), where it would lie in the object's address space
  *
  * An object with several executable ranges registers each of them, with the
  * same SFrame section.  Pointers are passed as __u64.  Fields added later go
@@ -42,10 +46,12 @@ struct codectl_sframe {
 	__u64	pathname;
 	__u64	build_id;
 	__u64	build_id_len;
+	__u64	sframe_addr;
 };
 
 #define CODECTL_SFRAME_SIZE_VER0	32	/* the four ranges */
 #define CODECTL_SFRAME_SIZE_VER1	56	/* and the object's names */
+#define CODECTL_SFRAME_SIZE_VER2	64	/* and sframe_addr */
 
 /* The longest build ID: a SHA-1, as the kernel's own (BUILD_ID_SIZE_MAX) */
 #define CODECTL_BUILD_ID_MAX		20

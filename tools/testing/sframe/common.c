@@ -100,9 +100,9 @@ const char *err_str(int err)
 	return buf;
 }
 
-int setup(struct sframe_section *sec, const void *buf, size_t len,
-	  unsigned long addr, unsigned long text_start,
-	  unsigned long text_end)
+int setup_at(struct sframe_section *sec, const void *buf, size_t len,
+	     unsigned long addr, unsigned long sframe_addr,
+	     unsigned long text_start, unsigned long text_end)
 {
 	test_mem_reset();
 	lookup_rejects = 0;
@@ -112,8 +112,15 @@ int setup(struct sframe_section *sec, const void *buf, size_t len,
 		return -1000;
 	}
 	test_mem_set_window(addr, addr + len);
-	return sframe_section_init(sec, addr, addr + len, text_start,
-				   text_end);
+	return sframe_section_init(sec, addr, addr + len, sframe_addr,
+				   text_start, text_end);
+}
+
+int setup(struct sframe_section *sec, const void *buf, size_t len,
+	  unsigned long addr, unsigned long text_start,
+	  unsigned long text_end)
+{
+	return setup_at(sec, buf, len, addr, addr, text_start, text_end);
 }
 
 bool str_eq(const char *a, const char *b)
@@ -198,12 +205,14 @@ int finish(const char *unit)
 
 int write_seed(const char *dir, const char *name, const void *sec,
 	       size_t len, unsigned long addr, unsigned long text_start,
-	       unsigned long text_end, unsigned long ip, bool topmost)
+	       unsigned long text_end, unsigned long ip, bool topmost,
+	       int16_t delta)
 {
 	struct fuzz_hdr h = {
-		.mode = topmost ? FUZZ_TOPMOST : 0,
+		.mode = (topmost ? FUZZ_TOPMOST : 0) | (delta ? FUZZ_DELTA : 0),
 		.nr_ips = 8,
-		.text_rel = (int64_t)(text_start - addr),
+		.delta = delta,
+		.text_rel = (int64_t)(text_start - addr) + fuzz_delta(delta),
 		.text_size = (uint32_t)(text_end - text_start),
 		.ip_off = (uint32_t)(ip - text_start),
 		.stride = (uint32_t)((text_end - text_start) / 9 + 1),

@@ -69,6 +69,13 @@ bool str_eq(const char *a, const char *b);
 int setup(struct sframe_section *sec, const void *buf, size_t len,
 	  unsigned long addr, unsigned long text_start,
 	  unsigned long text_end);
+/*
+ * The same for a section mapped apart from its object, as a sidecar file
+ * is: the bytes at @addr, their offsets relative to @sframe_addr.
+ */
+int setup_at(struct sframe_section *sec, const void *buf, size_t len,
+	     unsigned long addr, unsigned long sframe_addr,
+	     unsigned long text_start, unsigned long text_end);
 
 /* A budget that no lookup exhausts, for the tests not about the budget */
 #define PLENTY		UINT32_MAX
@@ -105,28 +112,45 @@ int finish(const char *unit);
 
 /*
  * Fuzz input: a struct fuzz_hdr, then the section bytes.  The section is
- * mapped at FUZZ_SEC_ADDR, the text at FUZZ_SEC_ADDR + text_rel.
+ * mapped at FUZZ_SEC_ADDR, the text at FUZZ_SEC_ADDR + text_rel.  With
+ * FUZZ_DELTA, the section's offsets are relative to FUZZ_SEC_ADDR +
+ * fuzz_delta(delta) (sframe_addr), as a sidecar file's are.
  */
 #define FUZZ_SEC_ADDR	0x100000000UL
 #define FUZZ_TOPMOST	0x01
 #define FUZZ_ABI_SHIFT	1	/* 2 bits: 0 any, 1 AMD64, 2 AArch64 LE, 3 none */
 #define FUZZ_HOLE	0x08	/* leave [hole_off, hole_off + hole_len) out */
+#define FUZZ_DELTA	0x10	/* sframe_addr is not the section's address */
+
+/*
+ * sframe_addr - FUZZ_SEC_ADDR for a fuzz_hdr's delta: an odd delta in
+ * steps of 1 MiB + 1 (up to 32 GiB: out of a V2 offset's reach, or below
+ * 0), an even one in steps of 17 bytes (up to 278 KiB).
+ */
+static inline long fuzz_delta(int16_t delta)
+{
+	return (delta >> 1) * (delta & 1 ? 0x100001L : 17L);
+}
 
 struct fuzz_hdr {
 	uint8_t		mode;
 	uint8_t		nr_ips;		/* extra lookups, at ip + k * stride */
 	uint16_t	hole_off;
 	uint16_t	hole_len;
-	uint16_t	reserved;
+	int16_t		delta;		/* with FUZZ_DELTA */
 	int64_t		text_rel;
 	uint32_t	text_size;
 	uint32_t	ip_off;		/* from the text start */
 	uint32_t	stride;
 } __packed;
 
-/* Write a seed file for the fuzzer into @dir */
+/*
+ * Write a seed file for the fuzzer into @dir; with @delta not 0, one whose
+ * sframe_addr is fuzz_delta(@delta) away, and the text with it.
+ */
 int write_seed(const char *dir, const char *name, const void *sec,
 	       size_t len, unsigned long addr, unsigned long text_start,
-	       unsigned long text_end, unsigned long ip, bool topmost);
+	       unsigned long text_end, unsigned long ip, bool topmost,
+	       int16_t delta);
 
 #endif

@@ -17,6 +17,12 @@
  *   that exactly that budget is enough and one unit less is not;
  * - and, for the unmodified sections, against rules written by hand.
  *
+ * Every fourth case is placed as the linker places a section; the others as
+ * a sidecar file is, its bytes mapped far from the address its offsets are
+ * relative to (sframe_addr), which is SEC_ADDR or, with the text and the
+ * lookups, shifted by a delta: the reference computes with sframe_addr, and
+ * the decoder must agree with it all the same.
+ *
  * The reads of the decoder are confined to the section by the harness's
  * window, and the whole program runs under ASan and UBSan.
  *
@@ -31,6 +37,8 @@
 
 #define SEC_ADDR	0x600000UL
 #define TEXT		0x400000UL
+/* Where a sidecar's bytes are mapped: 128 TiB - 8 GiB, far from the text */
+#define SEC_MAP		0x7ffe00000000UL
 #define MAX_IPS		128
 #define MAX_LEN		4096
 
@@ -41,6 +49,7 @@ struct ref {
 	const uint8_t	*b;
 	uint64_t	len;		/* section bytes */
 	uint64_t	addr;		/* where they are mapped */
+	uint64_t	sframe_addr;	/* where the offsets put them */
 	uint64_t	ts, te;		/* text range */
 	uint64_t	hole_lo;	/* unmapped section offsets [lo, hi) */
 	uint64_t	hole_hi;
@@ -98,6 +107,9 @@ static int ref_init(struct ref *r, const char **why)
 	if (r->addr + r->len >= 1ULL << 63 || r->te >= 1ULL << 63)
 		return ref_fail(why, -EINVAL,
 				"range beyond the user address space");
+	if (r->sframe_addr + r->len >= 1ULL << 63)
+		return ref_fail(why, -EINVAL,
+				"section address beyond the user address space");
 	if (r->len < 28)
 		return ref_fail(why, -ENOEXEC,
 				"section shorter than its header");
@@ -162,7 +174,7 @@ static int ref_fde(const struct ref *r, uint32_t i, struct ref_fde *f,
 
 	if (faults(r, off, r->version == 2 ? 20 : 16))
 		return -EFAULT;
-	base = r->flags & 4 ? r->addr + off : r->addr;
+	base = r->flags & 4 ? r->sframe_addr + off : r->sframe_addr;
 	if (r->version == 2) {
 		f->start = base + (int32_t)le(p, 4);
 		f->num_fres = le(p + 12, 4);
@@ -711,13 +723,32 @@ struct mcase {
 	const char	*exp_why;
 };
 
+/*
+ * Where a case's bytes are mapped, and the delta that moves the address
+ * their offsets are relative to (sframe_addr) from SEC_ADDR, with the text
+ * and the lookups: as the linker places a section, then as sidecars.
+ */
+static const struct placement {
+	uint64_t	map;
+	int64_t		delta;
+} placements[] = {
+	{ SEC_ADDR, 0 },
+	{ SEC_MAP, 0 },
+	{ SEC_MAP, 0x7ff00003 },		/* near 2 GiB up, odd */
+	{ SEC_ADDR + 0x10000, -0x3fff1 },	/* down, odd */
+};
+
 static void run_case(const char *cat, unsigned long idx,
 		     const struct mcase *c)
 {
+	const struct placement *pl =
+		&placements[nr_cases % ARRAY_SIZE(placements)];
+	const uint64_t map = pl->map, d = pl->delta;
 	struct ref r = {
-		.b = c->bytes, .len = c->len, .addr = SEC_ADDR,
-		.ts = c->ts, .te = c->te, .hole_lo = c->hole_lo,
-		.hole_hi = c->hole_hi, .abi_mode = c->abi_mode,
+		.b = c->bytes, .len = c->len, .addr = map,
+		.sframe_addr = SEC_ADDR + d, .ts = c->ts + d, .te = c->te + d,
+		.hole_lo = c->hole_lo, .hole_hi = c->hole_hi,
+		.abi_mode = c->abi_mode,
 	};
 	struct sframe_rule got, want;
 	struct sframe_section sec;
@@ -732,12 +763,12 @@ static void run_case(const char *cat, unsigned long idx,
 	test_mem_reset();
 	test_set_abi(c->abi_mode);
 	if (c->hole_lo > 0)
-		test_mem_map(SEC_ADDR, c->bytes,
+		test_mem_map(map, c->bytes,
 			     c->hole_lo < c->len ? c->hole_lo : c->len);
 	if (c->hole_hi < c->len)
-		test_mem_map(SEC_ADDR + c->hole_hi, c->bytes + c->hole_hi,
+		test_mem_map(map + c->hole_hi, c->bytes + c->hole_hi,
 			     c->len - c->hole_hi);
-	test_mem_set_window(SEC_ADDR, SEC_ADDR + c->len);
+	test_mem_set_window(map, map + c->len);
 
 	exp = ref_init(&r, &why);
 	if (c->exp_known)
@@ -745,8 +776,8 @@ static void run_case(const char *cat, unsigned long idx,
 		      "%s %lu (%s): the reference says %s \"%s\", the case %s \"%s\"",
 		      cat, idx, c->name, err_str(exp), why ?: "",
 		      err_str(c->exp_ret), c->exp_why ?: "");
-	ret = sframe_section_init(&sec, SEC_ADDR, SEC_ADDR + c->len, c->ts,
-				  c->te);
+	ret = sframe_section_init(&sec, map, map + c->len, r.sframe_addr,
+				  r.ts, r.te);
 	CHECK(ret == exp && str_eq(test_last_reject(), why),
 	      "%s %lu (%s): setup %s \"%s\", want %s \"%s\"", cat, idx,
 	      c->name, err_str(ret), test_last_reject() ?: "",
@@ -757,6 +788,8 @@ static void run_case(const char *cat, unsigned long idx,
 	n = c->ips ? c->nips : collect_ips(c->b, ips);
 	if (c->ips)
 		memcpy(ips, c->ips, n * sizeof(*ips));
+	for (i = 0; i < n; i++)
+		ips[i] += d;
 	for (i = 0; i < n; i++) {
 		for (top = 0; top < 2; top++) {
 			nr_lookups++;
@@ -769,7 +802,7 @@ static void run_case(const char *cat, unsigned long idx,
 			      (ret || rule_eq(&got, &want)) &&
 			      cost == exp_cost,
 			      "%s %lu (%s): ip %+ld%s: %s \"%s\" %s (cost %u), want %s \"%s\" %s (cost %lu)",
-			      cat, idx, c->name, (long)(ips[i] - c->ts),
+			      cat, idx, c->name, (long)(ips[i] - r.ts),
 			      top ? " top" : "", err_str(ret), reason ?: "",
 			      ret ? "" : rule_str(&got, b1, sizeof(b1)), cost,
 			      err_str(exp), why ?: "",
@@ -1321,7 +1354,7 @@ int main(int argc, char **argv)
 		for (b = bases; b < bases + nr_bases; b++) {
 			snprintf(name, sizeof(name), "corpus-%s", b->name);
 			write_seed(argv[2], name, b->buf, b->len, SEC_ADDR,
-				   b->ts, b->te, b->ts, false);
+				   b->ts, b->te, b->ts, false, 0);
 		}
 	}
 

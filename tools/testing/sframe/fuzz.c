@@ -15,7 +15,12 @@
  * - lookups are deterministic, and cost O(log FDEs) reads for the FDEs;
  * - the work budget: a lookup charges at most a block of FDEs a read and
  *   one unit an FRE; with exactly the work it took it gives the same result,
- *   with one unit less -E2BIG, and either way it leaves nothing.
+ *   with one unit less -E2BIG, and either way it leaves nothing;
+ * - with FUZZ_DELTA, the section's offsets are relative to an address other
+ *   than its own (sframe_addr, a sidecar's): the lookups give what the same
+ *   bytes give at their own address with the text and the lookups moved
+ *   back by the delta, unless an FDE lies beyond the user address space in
+ *   one of the two placements, which then fails as corrupt.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -130,15 +135,55 @@ static int fuzz_lookup(const struct sframe_section *sec, unsigned long ip,
 	return ret;
 }
 
+#define BEYOND	"FDE beyond the user address space"
+
+/* @addr - @d is an address below 2^63, and so is @addr */
+static bool no_wrap(unsigned long addr, long d)
+{
+	return addr < 1UL << 63 &&
+	       (d > 0 ? addr >= (unsigned long)d :
+			addr < (1UL << 63) + (unsigned long)d);
+}
+
+/*
+ * The lookup of @ip in @sec, whose offsets are relative to sframe_addr, and
+ * of @ip - @d in @base, the same bytes with the text @d lower and the
+ * offsets relative to the section's own address, agree but where one of
+ * them meets an FDE beyond the user address space.
+ */
+static void fuzz_delta_lookup(const struct sframe_section *sec,
+			      const struct sframe_section *base,
+			      unsigned long ip, long d, bool top)
+{
+	struct sframe_rule r1, r2;
+	uint32_t b1 = PLENTY, b2 = PLENTY;
+	const char *why1, *why2;
+	int ret1, ret2;
+
+	test_reject_clear();
+	ret1 = sframe_find_rule(sec, ip, top, &r1, &b1);
+	why1 = test_last_reject();
+	test_reject_clear();
+	ret2 = sframe_find_rule(base, ip - d, top, &r2, &b2);
+	why2 = test_last_reject();
+	if ((ret1 == -EBADMSG && str_eq(why1, BEYOND)) ||
+	    (ret2 == -EBADMSG && str_eq(why2, BEYOND)))
+		return;
+	ASSERT(ret1 == ret2 && str_eq(why1, why2) && b1 == b2);
+	ASSERT(ret1 || rule_eq(&r1, &r2));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const unsigned long a = FUZZ_SEC_ADDR;
 	struct sframe_rule top_rule, rule;
-	struct sframe_section sec;
-	unsigned long ts, te, ip, lo, hi;
+	struct sframe_section sec, base;
+	unsigned long ts, te, ip, lo, hi, sa;
+	bool cmp_base = false;
 	struct fuzz_hdr h;
 	unsigned int k;
 	size_t len;
+	long d = 0;
 	int ret, ret2;
 
 	if (size < sizeof(h))
@@ -173,7 +218,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	ts = a + (unsigned long)h.text_rel;
 	te = ts + h.text_size;
-	ret = sframe_section_init(&sec, a, a + len, ts, te);
+	if (h.mode & FUZZ_DELTA)
+		d = fuzz_delta(h.delta);
+	sa = a + d;
+	ret = sframe_section_init(&sec, a, a + len, sa, ts, te);
 	ASSERT(ret == 0 || ret == -EINVAL || ret == -ENOEXEC ||
 	       ret == -EFAULT);
 	ASSERT((ret == 0 || ret == -EFAULT) == !test_last_reject());
@@ -183,7 +231,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ASSERT(ret);
 	if (ret)
 		return 0;
-	ASSERT(sec.sframe_start == a && sec.sframe_end == a + len);
+	ASSERT(sec.sframe_start == a && sec.sframe_end == a + len &&
+	       sec.sframe_addr == sa);
+	/*
+	 * The same bytes at their own address, the text moved back: where
+	 * no address wraps, that is the same layout.
+	 */
+	if (d && no_wrap(ts, d) && no_wrap(te, d))
+		cmp_base = !sframe_section_init(&base, a, a + len, a, ts - d,
+						te - d);
 	ASSERT(sec.fdes_start >= a + 28 && sec.fres_start >= a + 28);
 	ASSERT(sec.fres_start <= sec.fres_end && sec.fres_end <= a + len);
 	ASSERT(sec.fdes_start + (unsigned long)sec.num_fdes *
@@ -202,6 +258,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			ASSERT(!ret2 && rule_eq(&rule, &top_rule));
 		if (ip < ts || ip >= te)
 			ASSERT(ret == -ENOENT);
+		if (cmp_base && no_wrap(ip, d)) {
+			fuzz_delta_lookup(&sec, &base, ip, d, true);
+			fuzz_delta_lookup(&sec, &base, ip, d, false);
+		}
 	}
 	return 0;
 }

@@ -17,7 +17,7 @@
 
 static uint8_t buf[1 << 22];
 static const char *seed_dir;
-static unsigned int nr_seeds;
+static unsigned int nr_seeds, nr_sidecar_seeds;
 
 /* A valid section: set it up, check that it was accepted, seed it. */
 static bool setup_ok(struct sframe_section *sec, const void *b, size_t len,
@@ -34,7 +34,7 @@ static bool setup_ok(struct sframe_section *sec, const void *b, size_t len,
 	/* Small seeds: the fuzzer grows them */
 	if (seed_dir && len <= 4096) {
 		snprintf(name, sizeof(name), "unit-%02u", nr_seeds++);
-		write_seed(seed_dir, name, b, len, addr, ts, te, ts, true);
+		write_seed(seed_dir, name, b, len, addr, ts, te, ts, true, 0);
 	}
 	return true;
 }
@@ -978,14 +978,14 @@ static void test_faults(void)
 	/* Nothing mapped: the header faults */
 	test_mem_reset();
 	test_mem_set_window(a, a + len);
-	ret = sframe_section_init(&sec, a, a + len, t, t + 0x20);
+	ret = sframe_section_init(&sec, a, a + len, a, t, t + 0x20);
 	CHECK(ret == -EFAULT, "fault: unmapped header: %s", err_str(ret));
 	/* The header's last byte unmapped */
 	test_mem_reset();
 	test_mem_map(a, buf, 27);
 	test_mem_map(a + 28, buf + 28, len - 28);
 	test_mem_set_window(a, a + len);
-	ret = sframe_section_init(&sec, a, a + len, t, t + 0x20);
+	ret = sframe_section_init(&sec, a, a + len, a, t, t + 0x20);
 	CHECK(ret == -EFAULT, "fault: header byte 27: %s", err_str(ret));
 
 	/* Second FDE unmapped: the first function can still be found */
@@ -994,7 +994,7 @@ static void test_faults(void)
 	test_mem_map(a + fdes[1].off + 16, buf + fdes[1].off + 16,
 		     len - fdes[1].off - 16);
 	test_mem_set_window(a, a + len);
-	ret = sframe_section_init(&sec, a, a + len, t, t + 0x20);
+	ret = sframe_section_init(&sec, a, a + len, a, t, t + 0x20);
 	CHECK(ret == 0, "fault: FDE 1 unmapped: setup %s", err_str(ret));
 	expect_err(&sec, t + 0x10, true, -EFAULT, NULL, "fault FDE 1");
 	/* The binary search probes FDE 1 first */
@@ -1006,7 +1006,7 @@ static void test_faults(void)
 	test_mem_reset();
 	test_mem_map(a, buf, fdes[1].attr_off);
 	test_mem_set_window(a, a + len);
-	ret = sframe_section_init(&sec, a, a + len, t, t + 0x20);
+	ret = sframe_section_init(&sec, a, a + len, a, t, t + 0x20);
 	CHECK(ret == 0, "fault: FREs 1 unmapped: setup %s", err_str(ret));
 	expect_ok(&sec, t + 1, false, x86_rule(false, 16, true, -16),
 		  "fault read-ahead");
@@ -1017,7 +1017,7 @@ static void test_faults(void)
 	test_mem_reset();
 	test_mem_map(a, buf, fres[1][1].off + 2);
 	test_mem_set_window(a, a + len);
-	ret = sframe_section_init(&sec, a, a + len, t, t + 0x20);
+	ret = sframe_section_init(&sec, a, a + len, a, t, t + 0x20);
 	CHECK(ret == 0, "fault: last word unmapped: setup %s", err_str(ret));
 	expect_ok(&sec, t + 0x13, false, x86_rule(false, 8, false, 0),
 		  "fault last FRE");
@@ -1170,7 +1170,7 @@ static void test_fre_readahead(void)
 		test_mem_map(a, buf, v == 2 ? fdes[2].fres_off :
 					      fdes[2].attr_off);
 		test_mem_set_window(a, a + len);
-		CHECK(!sframe_section_init(&sec, a, a + len, t, t + 0xc0),
+		CHECK(!sframe_section_init(&sec, a, a + len, a, t, t + 0xc0),
 		      "read-ahead fault: setup");
 		expect_ok(&sec, t + 0x7f, true, x86_rule(true, 0x1000, true, -16),
 			  "read-ahead fault");
@@ -1191,6 +1191,231 @@ static size_t one_fde_v3(struct sfw_sec *s, uint8_t abi, unsigned long a,
 	return sfw_write(s, buf, sizeof(buf));
 }
 
+/* The outcome of one lookup, to compare two placements of a section */
+struct outcome {
+	int			ret;
+	const char		*why;
+	uint32_t		cost;
+	struct sframe_rule	rule;
+};
+
+#define RELOC_MARGIN	0x40UL
+#define RELOC_MAX_IPS	(1U << 15)
+
+static struct outcome reloc_base[2 * RELOC_MAX_IPS];
+
+/* The lookups of a placement: every address around the text, or a spread */
+static unsigned long reloc_step(unsigned long ts, unsigned long te)
+{
+	return (te - ts + 2 * RELOC_MARGIN) / RELOC_MAX_IPS + 1;
+}
+
+/*
+ * Look up every address of [@ts, @te) and around it, plus @delta, topmost
+ * and not: record the outcomes if @record, else compare them with those
+ * recorded.
+ */
+static void reloc_lookups(const struct sframe_section *sec, unsigned long ts,
+			  unsigned long te, unsigned long delta, bool record,
+			  const char *what)
+{
+	unsigned long step = reloc_step(ts, te), ip;
+	struct outcome *o = reloc_base, got;
+	char b1[160], b2[160];
+	unsigned int top;
+
+	for (ip = ts - RELOC_MARGIN; ip < te + RELOC_MARGIN; ip += step) {
+		for (top = 0; top < 2; top++, o++) {
+			struct outcome *r = record ? o : &got;
+
+			memset(&r->rule, 0, sizeof(r->rule));
+			r->ret = lookup(sec, ip + delta, top, &r->rule,
+					&r->why, &r->cost, what);
+			if (record)
+				continue;
+			CHECK(got.ret == o->ret && str_eq(got.why, o->why) &&
+			      got.cost == o->cost &&
+			      (got.ret || rule_eq(&got.rule, &o->rule)),
+			      "%s: ip %+ld%s: %s \"%s\" %s (cost %u); at its own address %s \"%s\" %s (cost %u)",
+			      what, (long)(ip - ts), top ? " top" : "",
+			      err_str(got.ret), got.why ?: "",
+			      got.ret ? "" : rule_str(&got.rule, b1, sizeof(b1)),
+			      got.cost, err_str(o->ret), o->why ?: "",
+			      o->ret ? "" : rule_str(&o->rule, b2, sizeof(b2)),
+			      o->cost);
+		}
+	}
+}
+
+/*
+ * A section mapped apart from its object, as a sidecar file is: its bytes,
+ * mapped anywhere and described as at @addr + delta (sframe_addr), give at
+ * every address + delta what they give at their own address @addr, for
+ * text [@ts, @te): the same rules, errors, reject reasons and work.
+ */
+static void check_relocated(const void *b, size_t len, unsigned long addr,
+			    unsigned long ts, unsigned long te,
+			    const char *what)
+{
+	static const struct {
+		unsigned long	map;
+		long		delta;
+	} pl[] = {
+		{ 0x7ffe00000000UL, 0 },		/* far above */
+		{ 0x10000UL, 0 },			/* below */
+		{ 0x7ffe00000000UL, 0x1000 },
+		{ 0x7ffe00000000UL, 0x7ff00003 },	/* odd, near 2 GiB */
+		{ 0x20000000UL, -0x3fff1 },		/* odd, down */
+		{ 0x1000UL, 0x7f0000000000L },		/* 127 TiB up */
+	};
+	struct sframe_section sec;
+	char name[96];
+	unsigned int i;
+	int ret;
+
+	if (!setup_ok(&sec, b, len, addr, ts, te, what))
+		return;
+	/* Seeds of sidecars, 17 * 100 bytes up and 1 MiB + 1 down */
+	if (seed_dir && len <= 4096) {
+		snprintf(name, sizeof(name), "sidecar-%02u",
+			 nr_sidecar_seeds++);
+		write_seed(seed_dir, name, b, len, addr, ts, te, ts, true,
+			   200);
+		snprintf(name, sizeof(name), "sidecar-%02u",
+			 nr_sidecar_seeds++);
+		write_seed(seed_dir, name, b, len, addr, ts, te, ts, false,
+			   -1);
+	}
+	reloc_lookups(&sec, ts, te, 0, true, what);
+	for (i = 0; i < ARRAY_SIZE(pl); i++) {
+		snprintf(name, sizeof(name), "%s at %#lx, sframe_addr %+ld",
+			 what, pl[i].map, pl[i].delta);
+		ret = setup_at(&sec, b, len, pl[i].map, addr + pl[i].delta,
+			       ts + pl[i].delta, te + pl[i].delta);
+		CHECK(!ret, "%s: setup %s (%s)", name, err_str(ret),
+		      test_last_reject() ?: "-");
+		if (ret)
+			continue;
+		CHECK(sec.sframe_start == pl[i].map &&
+		      sec.sframe_addr == addr + pl[i].delta &&
+		      sec.fdes_start > pl[i].map &&
+		      sec.fres_end <= pl[i].map + len,
+		      "%s: the section is not read where it is mapped", name);
+		reloc_lookups(&sec, ts, te, pl[i].delta, false, name);
+	}
+}
+
+#define BEYOND_FDE	"FDE beyond the user address space"
+#define BEYOND_ADDR	"section address beyond the user address space"
+
+/*
+ * Sections that a loader maps apart from their objects: the same rules at
+ * the shifted addresses, for V2 with and without PCREL and V3, made by gas
+ * and ld and by hand; and a hostile sframe_addr: one where the section would
+ * end beyond the user address space is refused, one that wraps the
+ * functions around the address space makes the lookups fail as corrupt, and
+ * one that puts them out of the text's reach covers nothing.  The window
+ * keeps every read inside the bytes where they are mapped.
+ */
+static void test_relocated(void)
+{
+	static struct sfw_fde fdes[3000];
+	const unsigned long a = 0x10000000UL, t = 0x40000000UL;
+	const unsigned long lim = 1UL << 63;
+	uint64_t x = 0x5eed5eed5eedULL, end;
+	struct sframe_section sec;
+	unsigned long ip, ts, te;
+	struct sfw_sec s;
+	unsigned int v;
+	size_t len;
+	int ret;
+
+	check_relocated(x86_64_v2_bytes, sizeof(x86_64_v2_bytes),
+			x86_64_v2_addr, x86_64_v2_text_start,
+			x86_64_v2_text_start + x86_64_v2_text_size,
+			"relocated real v2");
+	check_relocated(x86_64_v3_bytes, sizeof(x86_64_v3_bytes),
+			x86_64_v3_addr, x86_64_v3_text_start,
+			x86_64_v3_text_start + x86_64_v3_text_size,
+			"relocated real v3");
+	check_relocated(aarch64_v3_bytes, sizeof(aarch64_v3_bytes),
+			aarch64_v3_addr, aarch64_v3_text_start,
+			aarch64_v3_text_start + aarch64_v3_text_size,
+			"relocated real aarch64");
+	for (v = 2; v <= 3; v++) {
+		len = sfw_random_section(&s, v, a, fdes, ARRAY_SIZE(fdes), t,
+					 &end, &x, buf, sizeof(buf));
+		CHECK(len, "relocated random v%u: does not fit", v);
+		if (len)
+			check_relocated(buf, len, a, t, end,
+					v == 2 ? "relocated random v2 pcrel" :
+						 "relocated random v3");
+	}
+	/* V2 without PCREL: offsets from the section's start */
+	s.flags &= ~SFW_F_PCREL;
+	s.version = 2;
+	len = sfw_write(&s, buf, sizeof(buf));
+	CHECK(len, "relocated random v2: does not fit");
+	if (len)
+		check_relocated(buf, len, a, t, end, "relocated random v2");
+
+	/* Where the section would end beyond the user address space */
+	ts = x86_64_v2_text_start;
+	te = ts + x86_64_v2_text_size;
+	len = sizeof(x86_64_v2_bytes);
+	ret = setup_at(&sec, x86_64_v2_bytes, len, a, lim - len - 1, ts, te);
+	CHECK(!ret, "sframe_addr just below 2^63: %s", err_str(ret));
+	ret = setup_at(&sec, x86_64_v2_bytes, len, a, lim - len, ts, te);
+	CHECK(ret == -EINVAL && str_eq(test_last_reject(), BEYOND_ADDR),
+	      "sframe_addr ending at 2^63: %s", err_str(ret));
+	ret = setup_at(&sec, x86_64_v2_bytes, len, a, lim, ts, te);
+	CHECK(ret == -EINVAL && str_eq(test_last_reject(), BEYOND_ADDR),
+	      "sframe_addr 2^63: %s", err_str(ret));
+	ret = setup_at(&sec, x86_64_v2_bytes, len, a, ~0UL - 4, ts, te);
+	CHECK(ret == -EINVAL && str_eq(test_last_reject(), BEYOND_ADDR),
+	      "sframe_addr wrapping: %s", err_str(ret));
+
+	/*
+	 * The functions wrapped below 0: V2 without PCREL, whose offsets are
+	 * negative (the text is before the section), and V3 with PCREL.
+	 */
+	if (!setup_at(&sec, x86_64_v2_bytes, len, a, 0x100, ts, te))
+		for (ip = ts; ip < te; ip++)
+			expect_err(&sec, ip, false, -EBADMSG, BEYOND_FDE,
+				   "v2 functions wrapped below 0");
+	ts = x86_64_v3_text_start;
+	te = ts + x86_64_v3_text_size;
+	if (!setup_at(&sec, x86_64_v3_bytes, sizeof(x86_64_v3_bytes), a,
+		      0x100, ts, te))
+		for (ip = ts; ip < te; ip++)
+			expect_err(&sec, ip, false, -EBADMSG, BEYOND_FDE,
+				   "v3 functions wrapped below 0");
+
+	/* Out of reach of the text: 1 TiB away, the text where it was */
+	ts = x86_64_v2_text_start;
+	te = ts + x86_64_v2_text_size;
+	if (!setup_at(&sec, x86_64_v2_bytes, len, a,
+		      x86_64_v2_addr + (1UL << 40), ts, te))
+		for (ip = ts; ip < te; ip++)
+			expect_err(&sec, ip, false, -ENOENT, NULL,
+				   "v2 text out of reach");
+	ts = x86_64_v3_text_start;
+	te = ts + x86_64_v3_text_size;
+	if (!setup_at(&sec, x86_64_v3_bytes, sizeof(x86_64_v3_bytes), a,
+		      x86_64_v3_addr + (1UL << 40), ts, te))
+		for (ip = ts; ip < te; ip++)
+			expect_err(&sec, ip, true, -ENOENT, NULL,
+				   "v3 text out of reach");
+	/* ... and the other way, the text 1 TiB above its functions */
+	ts = x86_64_v3_text_start + (1UL << 40);
+	te = ts + x86_64_v3_text_size;
+	if (!setup_at(&sec, x86_64_v3_bytes, sizeof(x86_64_v3_bytes), a,
+		      x86_64_v3_addr, ts, te))
+		for (ip = ts; ip < te; ip++)
+			expect_err(&sec, ip, true, -ENOENT, NULL,
+				   "v3 text above its functions");
+}
+
 /* Header and range checks (the corpus test covers them systematically) */
 static void test_header(void)
 {
@@ -1209,38 +1434,39 @@ static void test_header(void)
 	ret = setup(&sec, buf, len, a, t + 1, t);
 	CHECK(ret == -EINVAL, "wrapping text: %s", err_str(ret));
 	test_mem_reset();
-	ret = sframe_section_init(&sec, a, a, t, t + 0x10);
+	ret = sframe_section_init(&sec, a, a, a, t, t + 0x10);
 	CHECK(ret == -EINVAL, "empty sframe: %s", err_str(ret));
-	ret = sframe_section_init(&sec, ~0UL - 4, 4, t, t + 0x10);
+	ret = sframe_section_init(&sec, ~0UL - 4, 4, ~0UL - 4, t,
+				  t + 0x10);
 	CHECK(ret == -EINVAL, "wrapping sframe: %s", err_str(ret));
 
 	/* The kernel accepts only its own ABI */
 	test_mem_reset();
 	test_set_abi(SFW_ABI_AMD64_LE);
 	test_mem_map(a, buf, len);
-	ret = sframe_section_init(&sec, a, a + len, t, t + 0x10);
+	ret = sframe_section_init(&sec, a, a + len, a, t, t + 0x10);
 	CHECK(ret == -ENOEXEC && !strcmp(test_last_reject(),
 					 "unsupported ABI"),
 	      "aarch64 on x86: %s", err_str(ret));
 	test_set_abi(SFW_ABI_AARCH64_LE);
-	ret = sframe_section_init(&sec, a, a + len, t, t + 0x10);
+	ret = sframe_section_init(&sec, a, a + len, a, t, t + 0x10);
 	CHECK(ret == 0, "aarch64 on arm64: %s", err_str(ret));
 	s.abi = SFW_ABI_AMD64_LE;
 	len = sfw_write(&s, buf, sizeof(buf));
-	ret = sframe_section_init(&sec, a, a + len, t, t + 0x10);
+	ret = sframe_section_init(&sec, a, a + len, a, t, t + 0x10);
 	CHECK(ret == -ENOEXEC, "x86 on arm64: %s", err_str(ret));
 	test_set_abi(0);
-	ret = sframe_section_init(&sec, a, a + len, t, t + 0x10);
+	ret = sframe_section_init(&sec, a, a + len, a, t, t + 0x10);
 	CHECK(ret == -ENOEXEC && !strcmp(test_last_reject(),
 					 "bad fixed RA offset for the ABI"),
 	      "x86 without fixed RA: %s", err_str(ret));
 	s.fixed_ra = -8;
 	len = sfw_write(&s, buf, sizeof(buf));
-	ret = sframe_section_init(&sec, a, a + len, t, t + 0x10);
+	ret = sframe_section_init(&sec, a, a + len, a, t, t + 0x10);
 	CHECK(ret == 0, "x86: %s", err_str(ret));
 	s.abi = SFW_ABI_AARCH64_LE;
 	len = sfw_write(&s, buf, sizeof(buf));
-	ret = sframe_section_init(&sec, a, a + len, t, t + 0x10);
+	ret = sframe_section_init(&sec, a, a + len, a, t, t + 0x10);
 	CHECK(ret == -ENOEXEC, "aarch64 with fixed RA: %s", err_str(ret));
 
 	/* An empty section (no FDEs) is valid and covers nothing */
@@ -1442,8 +1668,8 @@ static void test_segments(void)
 			if (!len || !setup_ok(&sec[0], buf, len, a, ts[0],
 					      te[0], what))
 				continue;
-			ret = sframe_section_init(&sec[1], a, a + len, ts[1],
-						  te[1]);
+			ret = sframe_section_init(&sec[1], a, a + len, a,
+						  ts[1], te[1]);
 			CHECK(!ret, "%s: segment 2: setup %s", what,
 			      err_str(ret));
 			reads = 0;
@@ -1539,8 +1765,8 @@ static void real_split(const char *what, const uint8_t *b, size_t len,
 				if (ip - start[i] < fsize[i])
 					cut = start[i] < ps ||
 					      start[i] + fsize[i] > pe;
-			r = sframe_section_init(&part, addr, addr + len, ps,
-						pe);
+			r = sframe_section_init(&part, addr, addr + len, addr,
+						ps, pe);
 			CHECK(!r, "%s split at %#lx: setup %s", what, split,
 			      err_str(r));
 			for (top = 0; top < 2; top++) {
@@ -1889,5 +2115,6 @@ int main(int argc, char **argv)
 	test_empty_fdes();
 	test_budget();
 	test_header();
+	test_relocated();
 	return finish("unit");
 }

@@ -487,9 +487,9 @@ static bool row_info_fault(struct fx *fx, const struct errcase *c)
 /*
  * The 80-byte layout of the RFC series, which had the object's mapping,
  * pathname, build ID and debug link after the four ranges: a caller built
- * against it passes info_size 80 with the build ID, debug link or CRC in
- * the bytes past the 56 of struct codectl_sframe, and gets E2BIG rather
- * than a registration that misreads its fields.
+ * against it passes info_size 80 with the build ID length, debug link or
+ * CRC in the bytes past the 64 of struct codectl_sframe, and gets E2BIG
+ * rather than a registration that misreads its fields.
  */
 struct old_sframe80 {
 	__u64 text_start, text_end, sframe_start, sframe_end;
@@ -666,6 +666,36 @@ static bool row_above_task(struct fx *fx, const struct errcase *c)
 	a.sframe_start = 0xffffffff81000000UL;
 	a.sframe_end = 0xffffffff81001000UL;
 	ok &= expect(c, ct_register(&a), ".sframe in the kernel's half");
+	scratch_put(fx, &s);
+	return ok;
+}
+
+/*
+ * sframe_addr where a section of the SFrame range's size would not fit in
+ * user space: above 2^56 (no TASK_SIZE is that large), in the kernel's
+ * half, wrapping around.  Untagging (arm64 TBI) leaves them all out of
+ * user space.
+ */
+static bool row_sframe_addr(struct fx *fx, const struct errcase *c)
+{
+	const unsigned long top = (1UL << 56) - fx->page;
+	struct codectl_sframe a;
+	struct scratch s;
+	bool ok;
+
+	if (!scratch_get(fx, &s, 1))
+		return false;
+	a = s.arg;
+	a.sframe_addr = top - fx->sframe_size / 2;
+	ok = expect(c, ct_register(&a),
+		    "the section at sframe_addr ends above 2^56 - page");
+	a.sframe_addr = 0xffffffff81000000UL;
+	ok &= expect(c, ct_register(&a), "sframe_addr in the kernel's half");
+	a.sframe_addr = ~0UL - fx->sframe_size / 2;
+	ok &= expect(c, ct_register(&a),
+		     "the section at sframe_addr wraps around");
+	a.sframe_addr = 1UL << 63;
+	ok &= expect(c, ct_register(&a), "sframe_addr 1 << 63");
 	scratch_put(fx, &s);
 	return ok;
 }
@@ -1217,6 +1247,9 @@ static const struct errcase errcases[] = {
 	ROW(EINVAL, "a range ends above the highest user address",
 	    row_above_task),
 	ROW(EINVAL, "sframe_start is not a multiple of 4", row_unaligned),
+	ROW(EINVAL,
+	    "sframe_addr is not 0, and a section of the SFrame range's size at sframe_addr would wrap around or end above the highest user address",
+	    row_sframe_addr),
 	ROW(ENOMEM, "the text range is not wholly mapped", row_text_unmapped),
 	ROW(ENOMEM, "the SFrame range is not wholly mapped",
 	    row_sframe_unmapped),
@@ -1278,17 +1311,20 @@ static bool check_line(const struct codectl_sframe *a, const char *build_id,
 		ct_sframe_dump();
 		return false;
 	}
+	/* sframe-addr= is shown unless it is sframe_start, as 0 means */
 	if (l.text_end != a->text_end || l.sframe_start != a->sframe_start ||
 	    l.sframe_end != a->sframe_end || strcmp(l.source, "codectl") ||
 	    strcmp(l.state, "ok") || strcmp(l.build_id, build_id) ||
+	    l.sframe_addr != (a->sframe_addr == a->sframe_start ? 0 :
+			      a->sframe_addr) ||
 	    strcmp(l.path, path) || (l.version != 2 && l.version != 3)) {
-		ksft_print_msg("line: %lx-%lx %lx-%lx v%u %s %s build-id '%s' path '%.60s'\n",
+		ksft_print_msg("line: %lx-%lx %lx-%lx v%u %s %s at %lx id '%s' '%.60s'\n",
 			       l.text_start, l.text_end, l.sframe_start,
 			       l.sframe_end, l.version, l.source, l.state,
-			       l.build_id, l.path);
-		ksft_print_msg("want: %llx-%llx %llx-%llx v2|v3 codectl ok build-id '%s' '%.60s'\n",
+			       l.sframe_addr, l.build_id, l.path);
+		ksft_print_msg("want: %llx-%llx %llx-%llx codectl ok at %llx id '%s' '%.60s'\n",
 			       a->text_start, a->text_end, a->sframe_start,
-			       a->sframe_end, build_id, path);
+			       a->sframe_end, a->sframe_addr, build_id, path);
 		return false;
 	}
 	return true;
@@ -1500,6 +1536,50 @@ static bool acc_two_ranges(struct fx *fx)
 	return ok;
 }
 
+/*
+ * sframe_addr, the address a sidecar's offsets are relative to: shown as
+ * sframe-addr= unless it is 0 or sframe_start; ignored with info_size 56,
+ * which ends before it; accepted up to where the section would end at the
+ * top of a 47-bit address space, and in the layout at byte 56.
+ */
+static bool acc_sframe_addr(struct fx *fx)
+{
+	const unsigned long top47 = (1UL << 47) - fx->page;
+	unsigned char raw[CT_SFRAME_SIZE_VER2];
+	struct codectl_sframe a, shown;
+	struct scratch s;
+	bool ok;
+
+	if (!scratch_get(fx, &s, 1))
+		return false;
+	a = s.arg;
+	a.sframe_addr = a.text_end + 0x12340;
+	ok = accept_one(&a, sizeof(a), &a, "", "");
+	/* info_size 56: the kernel does not read it */
+	shown = a;
+	shown.sframe_addr = 0;
+	ok &= accept_one(&a, CT_SFRAME_SIZE_VER1, &shown, "", "");
+	a.sframe_addr = a.sframe_start;
+	ok &= accept_one(&a, sizeof(a), &a, "", "");
+	a.sframe_addr = top47 - fx->sframe_size;
+	ok &= accept_one(&a, sizeof(a), &a, "", "");
+	/* An odd one: the offsets need no alignment */
+	a.sframe_addr = a.text_start + 1;
+	ok &= accept_one(&a, sizeof(a), &a, "", "");
+
+	memset(raw, 0, sizeof(raw));
+	put64(raw, 0, s.arg.text_start);
+	put64(raw, 8, s.arg.text_end);
+	put64(raw, 16, s.arg.sframe_start);
+	put64(raw, 24, s.arg.sframe_end);
+	put64(raw, 56, s.arg.text_start - 0x5000);
+	a = s.arg;
+	a.sframe_addr = s.arg.text_start - 0x5000;
+	ok &= accept_one(raw, sizeof(raw), &a, "", "");
+	scratch_put(fx, &s);
+	return ok;
+}
+
 /* A check that is not a row of the error table: its KTAP name, its code. */
 struct check {
 	const char *what;
@@ -1516,6 +1596,8 @@ static const struct check acccases[] = {
 	{ "accepted: the longest pathname, build IDs of 1 to 20 bytes", acc_limits },
 	{ "accepted: one SFrame section for two text ranges, unregistered one by one",
 	  acc_two_ranges },
+	{ "accepted: sframe_addr at byte 56, shown as sframe-addr=, not with info_size 56",
+	  acc_sframe_addr },
 };
 
 /* ---- Lifetime -------------------------------------------------------- */
@@ -1657,6 +1739,128 @@ static bool lt_munmap_far_sframe(struct fx *fx)
 		ok = false;
 	}
 out:
+	ct_unregister(near.arg.text_start);
+	scratch_put(fx, &near);
+	scratch_put(fx, &s);
+	return ok;
+}
+
+/* Is the registration of @text_start listed, with @sframe_addr? */
+static bool listed_at(unsigned long text_start, unsigned long sframe_addr,
+		      const char *who)
+{
+	struct ct_line l;
+	int n = 0;
+
+	if (ct_sframe_lines(text_start, &l, &n, "codectl") < 0)
+		return false;
+	if (n == 1 && l.sframe_addr == sframe_addr)
+		return true;
+	ksft_print_msg("%s: %d registrations of %#lx, sframe-addr %#lx, want one with %#lx\n",
+		       who, n, text_start, n ? l.sframe_addr : 0, sframe_addr);
+	ct_sframe_dump();
+	return false;
+}
+
+/*
+ * A sidecar: a section mapped 1 to 8 GiB from its text, its offsets
+ * relative to sframe_addr, just past the text as in an object.  The
+ * registration lives with the sidecar's mapping, not with anything at
+ * sframe_addr: fork copies it with its sframe_addr; MADV_DONTFORK on the
+ * sidecar keeps it from the child; munmap of a page between the text and
+ * the sidecar, and of one at sframe_addr, keeps it; munmap of the sidecar
+ * removes it, and it alone.
+ */
+static bool lt_sidecar(struct fx *fx)
+{
+	size_t len = copy_pages(fx) * fx->page;
+	struct scratch near = { 0 }, s = { 0 };
+	unsigned long addr, mid;
+	bool ok = false;
+	int status, i;
+	void *far, *p;
+	pid_t pid;
+
+	if (!lt_register(fx, &near, 1) || !scratch_get(fx, &s, 1))
+		goto out;
+	far = reserve_far(s.text, len);
+	if (!far)
+		goto out;
+	if (mremap(s.sf, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, far) ==
+	    MAP_FAILED) {
+		ksft_print_msg("mremap of the .sframe copy: %s\n",
+			       strerror(errno));
+		munmap(far, len);
+		goto out;
+	}
+	s.sf = far;
+	s.arg = reg_arg(fx, s.text, 1, s.sf);
+	addr = s.arg.text_end + 0x1000;
+	s.arg.sframe_addr = addr;
+	if (!lt_register_scratch(&s) ||
+	    !listed_at(s.arg.text_start, addr, "registered"))
+		goto out;
+
+	for (i = 0; i < 2; i++) {
+		fflush(stdout);
+		if (i && madvise(s.sf, len, MADV_DONTFORK)) {
+			ksft_print_msg("madvise(MADV_DONTFORK): %s\n",
+				       strerror(errno));
+			goto out;
+		}
+		pid = fork();
+		if (pid < 0) {
+			ksft_print_msg("fork: %s\n", strerror(errno));
+			goto out;
+		}
+		if (!pid) {
+			int n = 0;
+
+			if (!i)
+				_exit(listed_at(s.arg.text_start, addr,
+						"child") ? 0 : 1);
+			ct_sframe_lines(s.arg.text_start, NULL, &n, NULL);
+			if (n) {
+				ksft_print_msg("child: has a MADV_DONTFORK sidecar\n");
+				_exit(1);
+			}
+			_exit(listed(near.arg.text_start) ? 0 : 2);
+		}
+		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+		    WEXITSTATUS(status)) {
+			ksft_print_msg("child %d failed (status %#x)\n", i,
+				       status);
+			goto out;
+		}
+	}
+	madvise(s.sf, len, MADV_DOFORK);
+
+	/* A page between the text and the sidecar, and one at sframe_addr */
+	mid = (unsigned long)s.text / 2 + (unsigned long)far / 2;
+	mid &= ~(fx->page - 1);
+	for (i = 0; i < 2; i++) {
+		unsigned long at = i ? addr & ~(fx->page - 1) : mid;
+
+		p = mmap((void *)at, fx->page, PROT_READ,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+			 -1, 0);
+		if (p != MAP_FAILED)
+			munmap(p, fx->page);
+		if (!listed_at(s.arg.text_start, addr,
+			       i ? "munmap at sframe_addr" :
+				   "munmap between text and sidecar"))
+			goto out;
+	}
+
+	sframe_free(fx, s.sf);
+	s.sf = NULL;
+	ok = gone(s.arg.text_start, "munmap of the sidecar");
+	if (!listed(near.arg.text_start)) {
+		ksft_print_msg("munmap of the sidecar removed another registration\n");
+		ok = false;
+	}
+out:
+	ct_unregister(s.arg.text_start);
 	ct_unregister(near.arg.text_start);
 	scratch_put(fx, &near);
 	scratch_put(fx, &s);
@@ -2261,6 +2465,8 @@ static const struct check ltcases[] = {
 	{ "lifetime: munmap of the .sframe removes it", lt_munmap_sframe },
 	{ "lifetime: munmap of a .sframe far from its text removes it",
 	  lt_munmap_far_sframe },
+	{ "lifetime: a sidecar 1 GiB away: fork copies it, not if MADV_DONTFORK; munmap removes it",
+	  lt_sidecar },
 	{ "lifetime: munmap of another mapping keeps it", lt_munmap_other },
 	{ "lifetime: mremap of the text removes it", lt_mremap },
 	{ "lifetime: mremap(MREMAP_DONTUNMAP) of the text keeps it, at the old address",

@@ -97,6 +97,17 @@ static bool parse_line(char *s, struct ct_line *l)
 		return false;
 	for (tok = strtok_r(s + n, " ", &save); tok;
 	     tok = strtok_r(NULL, " ", &save)) {
+		/* sframe-addr= comes first, then build-id=, then the path */
+		if (!strncmp(tok, "sframe-addr=", 12) && !l->sframe_addr &&
+		    !l->build_id[0] && !l->path[0]) {
+			char *end;
+
+			l->sframe_addr = strtoul(tok + 12, &end, 16);
+			if (*end || !l->sframe_addr ||
+			    l->sframe_addr == l->sframe_start)
+				return false;
+			continue;
+		}
 		if (!strncmp(tok, "build-id=", 9) && !l->build_id[0] &&
 		    !l->path[0]) {
 			/* No longer than the longest build ID, in hex */

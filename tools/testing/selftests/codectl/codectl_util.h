@@ -22,15 +22,22 @@
 #define CT_MAX_SECTIONS	1024
 
 /*
- * The documented ABI: struct codectl_sframe is CODECTL_SFRAME_SIZE_VER1 (56)
- * bytes, the longest build ID CODECTL_BUILD_ID_MAX (20).  The tests use the
- * documented values; the header must agree with them.
+ * The documented ABI: struct codectl_sframe is CODECTL_SFRAME_SIZE_VER2 (64)
+ * bytes, 56 (CODECTL_SFRAME_SIZE_VER1) without sframe_addr, the longest
+ * build ID CODECTL_BUILD_ID_MAX (20).  The tests use the documented values;
+ * the header must agree with them.
  */
 #define CT_SFRAME_SIZE_VER1	56
+#define CT_SFRAME_SIZE_VER2	64
 #define CT_BUILD_ID_MAX		20
-static_assert(sizeof(struct codectl_sframe) == CT_SFRAME_SIZE_VER1 &&
-	      CODECTL_SFRAME_SIZE_VER1 == CT_SFRAME_SIZE_VER1,
-	      "struct codectl_sframe is not the documented 56 bytes");
+static_assert(sizeof(struct codectl_sframe) == CT_SFRAME_SIZE_VER2 &&
+	      sizeof(struct codectl_sframe) == CODECTL_SFRAME_SIZE_VER2,
+	      "struct codectl_sframe is not the documented 64 bytes");
+static_assert(offsetof(struct codectl_sframe, sframe_addr) ==
+	      CT_SFRAME_SIZE_VER1 &&
+	      offsetof(struct codectl_sframe, sframe_addr) ==
+	      CODECTL_SFRAME_SIZE_VER1,
+	      "sframe_addr is not at the documented offset 56");
 static_assert(CODECTL_BUILD_ID_MAX == CT_BUILD_ID_MAX,
 	      "CODECTL_BUILD_ID_MAX is not the documented 20");
 
@@ -59,6 +66,7 @@ struct ct_line {
 	unsigned int version;
 	char source[16];		/* "exec" or "codectl" */
 	char state[16];			/* "ok" or "bad" */
+	unsigned long sframe_addr;	/* sframe-addr=, or 0 if not shown */
 	char build_id[2 * CODECTL_BUILD_ID_MAX + 1];	/* hex, or "" */
 	char path[CT_PATH_SHOWN_MAX + 1];	/* as shown, or "" */
 };

@@ -866,7 +866,8 @@ bool sft_stack_matches(const struct sft_symtab *st,
  * @max: room in @regs
  *
  * Parses /proc/self/sframe: one line per registration, "TEXT-RANGE
- * SFRAME-RANGE vVERSION exec|codectl ok|bad [build-id=HEX] [PATH]".
+ * SFRAME-RANGE vVERSION exec|codectl ok|bad [sframe-addr=HEX]
+ * [build-id=HEX] [PATH]", of which it reads the first five fields.
  *
  * Return: the number of registrations (also those past @max), or a
  * negative errno after printing why: the file is missing or a line does

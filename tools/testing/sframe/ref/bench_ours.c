@@ -30,8 +30,8 @@ int ours_setup(unsigned long sframe, const void *buf, size_t len,
 	if (test_mem_map(sframe, buf, len))
 		return -ENOMEM;
 	test_mem_set_window(sframe, sframe + len);
-	return sframe_section_init(&bench_sec, sframe, sframe + len, text,
-				   text_end);
+	return sframe_section_init(&bench_sec, sframe, sframe + len, sframe,
+				   text, text_end);
 }
 
 /**

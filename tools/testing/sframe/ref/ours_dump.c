@@ -53,7 +53,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < e.ntext; i++) {
 		rc = sframe_section_init(&sec[i], e.sframe_vaddr,
 					 e.sframe_vaddr + e.sframe_len,
-					 e.text[i].start, e.text[i].end);
+					 e.sframe_vaddr, e.text[i].start,
+					 e.text[i].end);
 		if (rc) {
 			fprintf(stderr, "%s: sframe_section_init: %d (%s)\n",
 				e.path, rc, test_last_reject() ?: "?");

@@ -344,10 +344,19 @@ static enum oracle oracle_at(struct fde_state *st, uint64_t pc, bool strict)
 	return OR_RULE;
 }
 
-/* The SFrame section under test, in fake user memory at @addr */
+/*
+ * Where the section is mapped: not where its offsets put it (@addr, the
+ * sidecar's sh_addr or the object's own section address) but 64 TiB
+ * higher, as a loader maps a sidecar file wherever mmap() puts it and tells
+ * the kernel sframe_addr = @addr.
+ */
+#define SECTION_MAP_OFFSET	(1ULL << 46)
+
+/* The SFrame section under test, in fake user memory */
 struct section {
 	struct sframe_section	sec[SFGEN_MAX_SEGS];
-	uint64_t		addr;
+	uint64_t		addr;	/* where its offsets put it */
+	uint64_t		map;	/* where its bytes are */
 	size_t			len;
 	uint8_t			*bytes;
 };
@@ -364,6 +373,7 @@ static int map_section(struct section *s, const struct sfgen_obj *obj,
 		return -1;
 	memcpy(s->bytes, bytes, len);
 	s->addr = addr;
+	s->map = addr + SECTION_MAP_OFFSET;
 	s->len = len;
 	if (corrupt && len >= 28) {
 		uint32_t fre_len, fres_off;
@@ -379,12 +389,12 @@ static int map_section(struct section *s, const struct sfgen_obj *obj,
 		}
 	}
 	test_mem_reset();
-	if (test_mem_map(addr, s->bytes, len))
+	if (test_mem_map(s->map, s->bytes, len))
 		return -1;
-	test_mem_set_window(addr, addr + len);
+	test_mem_set_window(s->map, s->map + len);
 	for (i = 0; i < obj->nsegs; i++) {
-		rc = sframe_section_init(&s->sec[i], addr, addr + len,
-					 obj->segs[i].vaddr,
+		rc = sframe_section_init(&s->sec[i], s->map, s->map + len,
+					 addr, obj->segs[i].vaddr,
 					 obj->segs[i].vaddr + obj->segs[i].memsz);
 		if (rc) {
 			fprintf(stderr, "%s: sframe_section_init: %d (%s)\n",
