@@ -1321,7 +1321,7 @@ static void test_relocated(void)
 {
 	static struct sfw_fde fdes[3000];
 	const unsigned long a = 0x10000000UL, t = 0x40000000UL;
-	const unsigned long lim = 1UL << 63;
+	const unsigned long lim = 0x8000000000000000UL;	/* 2^63 */
 	uint64_t x = 0x5eed5eed5eedULL, end;
 	struct sframe_section sec;
 	unsigned long ip, ts, te;

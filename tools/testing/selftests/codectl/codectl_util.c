@@ -178,30 +178,34 @@ int ct_sframe_lines_of(pid_t pid, unsigned long text_start,
 }
 
 /**
- * ct_sframe_all() - Read all lines of /proc/self/sframe at once
+ * ct_sframe_all_of() - Read all lines of /proc/<pid>/sframe at once
+ * @pid: the process, 0 for this one
  * @lines: receives the lines, in the file's (address) order
  * @max: room in @lines
  *
  * Return: the number of lines (more than @max if they did not all fit), or
  * -1 after printing why.
  */
-int ct_sframe_all(struct ct_line *lines, int max)
+int ct_sframe_all_of(pid_t pid, struct ct_line *lines, int max)
 {
 	static struct ct_line l;
-	char *buf = NULL;
+	char *buf = NULL, name[64];
 	size_t cap = 0;
 	int count = 0;
 	FILE *f;
 
-	f = fopen("/proc/self/sframe", "re");
+	if (pid)
+		snprintf(name, sizeof(name), "/proc/%d/sframe", (int)pid);
+	else
+		snprintf(name, sizeof(name), "/proc/self/sframe");
+	f = fopen(name, "re");
 	if (!f) {
-		ksft_print_msg("/proc/self/sframe: %s\n", strerror(errno));
+		ksft_print_msg("%s: %s\n", name, strerror(errno));
 		return -1;
 	}
 	while (getline(&buf, &cap, f) > 0) {
 		if (!parse_line(buf, &l)) {
-			ksft_print_msg("/proc/self/sframe: bad line '%.200s'\n",
-				       buf);
+			ksft_print_msg("%s: bad line '%.200s'\n", name, buf);
 			count = -1;
 			break;
 		}
@@ -212,6 +216,19 @@ int ct_sframe_all(struct ct_line *lines, int max)
 	free(buf);
 	fclose(f);
 	return count;
+}
+
+/**
+ * ct_sframe_all() - Read all lines of /proc/self/sframe at once
+ * @lines: receives the lines, in the file's (address) order
+ * @max: room in @lines
+ *
+ * Return: the number of lines (more than @max if they did not all fit), or
+ * -1 after printing why.
+ */
+int ct_sframe_all(struct ct_line *lines, int max)
+{
+	return ct_sframe_all_of(0, lines, max);
 }
 
 /**

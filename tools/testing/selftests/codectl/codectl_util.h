@@ -86,6 +86,8 @@ int ct_sframe_lines_of(pid_t pid, unsigned long text_start,
 
 /* All lines of /proc/self/sframe, into @lines (room for @max). */
 int ct_sframe_all(struct ct_line *lines, int max);
+/* The same for /proc/@pid/sframe. */
+int ct_sframe_all_of(pid_t pid, struct ct_line *lines, int max);
 
 /* Unregister every registration made at exec.  Returns how many, or -1. */
 int ct_drop_exec(void);

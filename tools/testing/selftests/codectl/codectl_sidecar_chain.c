@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The program codectl_sidecar traces.  Built with -O2 -fomit-frame-pointer,
+ * with -Wa,--gsframe (codectl_sidecar_chain) or without
+ * (codectl_sidecar_chain_nosf), it runs a chain through the C library:
+ *
+ *	main -> sc_sort -> qsort() -> ... -> sc_cmp -> sc_find -> bsearch()
+ *	     -> sc_key_cmp -> sc_leaf -> write() -> ... -> the system call
+ *
+ * so that frames of the C library are on top of the stack and in the middle
+ * of it, and samples that write() with a perf event on its tracepoint, whose
+ * user callchain is deferred.  Then it prints the stack the kernel took and
+ * its /proc/self/sframe (codectl_sidecar.h), and exits 0; or says why not on
+ * stderr and exits 1.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../kselftest.h"
+#include "../sframe/sframe_lib.h"
+#include "codectl_sidecar.h"
+
+static int sc_done;	/* times the chain reached its write() */
+static long sc_written;
+
+/*
+ * A pointer to a function of the C library, hidden from the compiler, so
+ * that the call goes to the library: at -O2, glibc's stdlib.h has an inline
+ * bsearch(), which would take it off the stack.
+ */
+static void *sc_hide(void *fn)
+{
+	asm("" : "+r" (fn));
+	return fn;
+}
+
+/* noipa, and work after each call: no call becomes a jump. */
+__attribute__((noipa)) static long sc_leaf(void)
+{
+	long r = write(SC_MARKER_FD, SC_MARKER, SC_MARKER_LEN);
+
+	sc_written = r;
+	return r + 1;
+}
+
+/* bsearch()'s callback */
+__attribute__((noipa)) static int sc_key_cmp(const void *key,
+					     const void *elem)
+{
+	long r = sc_leaf();
+
+	sc_done++;
+	return (r != SC_MARKER_LEN + 1) +
+	       (*(const int *)key - *(const int *)elem);
+}
+
+__attribute__((noipa)) static int sc_find(int v)
+{
+	static const int one[1] = { 42 };
+	__typeof__(bsearch) *find = sc_hide(bsearch);
+	const int *p;
+	int key = 42;
+
+	p = find(&key, one, 1, sizeof(one[0]), sc_key_cmp);
+	return p ? *p + v : -1;
+}
+
+/* qsort()'s callback: the first comparison runs the rest of the chain */
+__attribute__((noipa)) static int sc_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	if (!sc_done)
+		x += sc_find(0) - 42;
+	return (x > y) - (x < y);
+}
+
+__attribute__((noipa)) static int sc_sort(void)
+{
+	__typeof__(qsort) *sort = sc_hide(qsort);
+	int v[2] = { 2, 1 };
+
+	sort(v, 2, sizeof(v[0]), sc_cmp);
+	return v[0] * 10 + v[1];
+}
+
+static void print_sframe(void)
+{
+	char line[8192];
+	FILE *f = fopen("/proc/self/sframe", "re");
+
+	if (!f) {
+		perror("/proc/self/sframe");
+		return;
+	}
+	while (fgets(line, sizeof(line), f))
+		printf("%s %s", SC_SFRAME, line);
+	fclose(f);
+}
+
+int main(void)
+{
+	static struct sft_sample samples[SFT_RUN_MAX_SAMPLES];
+	struct sft_ring_stats stats;
+	struct sft_perf ev;
+	int tp, fd, n, r;
+	unsigned int i;
+
+	fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || dup2(fd, SC_MARKER_FD) != SC_MARKER_FD) {
+		perror("/dev/null");
+		return 1;
+	}
+	tp = sft_tracepoint_id("syscalls", "sys_enter_write");
+	if (tp < 0 || sft_perf_open_tracepoint(&ev, tp, true))
+		return 1;
+	if (sft_perf_enable(&ev))
+		return 1;
+	r = sc_sort();
+	sft_perf_disable(&ev);
+	n = sft_perf_collect(&ev, samples, SFT_RUN_MAX_SAMPLES, &stats);
+	sft_perf_close(&ev);
+
+	if (r != SC_SORTED || sc_done != 1 ||
+	    sc_written != (long)SC_MARKER_LEN) {
+		fprintf(stderr, "the chain: sorted %d, %d writes, wrote %ld\n",
+			r, sc_done, sc_written);
+		return 1;
+	}
+	if (n != 1 || stats.lost || stats.deferred != 1 ||
+	    !samples[0].deferred || !samples[0].merged || !samples[0].nr) {
+		fprintf(stderr, "%d samples, %u deferred stacks, %u lost: want 1, 1, 0\n",
+			n, stats.deferred, stats.lost);
+		return 1;
+	}
+	printf("%s %u", SC_STACK, samples[0].nr);
+	for (i = 0; i < samples[0].nr; i++)
+		printf(" %llx", (unsigned long long)samples[0].ips[i]);
+	printf("\n");
+	print_sframe();
+	return 0;
+}
