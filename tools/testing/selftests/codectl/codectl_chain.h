@@ -43,6 +43,29 @@ do {									\
 /* Keep a value live after a call, so that the call is not a tail call. */
 #define CL_KEEP(x)	({ asm volatile("" : "+r" (x) : : "memory"); })
 
+/*
+ * The chain's system call, getppid, made with the instruction itself so
+ * that the address right after it, where the kernel's stack must start,
+ * is known: it goes to @w->top_ip, the call's result to @w->ret.  Another
+ * architecture needs its own instruction here.
+ */
+#if defined(__x86_64__)
+#define CL_GETPPID(w)							\
+do {									\
+	struct cl_walk *__w = (w);					\
+	unsigned long __ip;						\
+	long __ret;							\
+									\
+	asm volatile("syscall\n"					\
+		     "1:\tlea 1b(%%rip), %1"				\
+		     : "=a" (__ret), "=r" (__ip)			\
+		     : "0" ((long)__NR_getppid)				\
+		     : "rcx", "r11", "memory");				\
+	__w->top_ip = __ip;						\
+	__w->ret = __ret;						\
+} while (0)
+#endif
+
 /* The library's functions; the dlopen test looks up cl_entry only. */
 long cl_entry(struct cl_walk *w);
 long cl_middle(struct cl_walk *w);

@@ -1704,6 +1704,27 @@ static void *reserve_far(void *near, size_t len)
 }
 
 /*
+ * Move the .sframe copy of @s, @len bytes, 1 to 8 GiB away from its text.
+ * Return: its new address, or NULL (printed).
+ */
+static void *move_sframe_far(struct scratch *s, size_t len)
+{
+	void *far = reserve_far(s->text, len);
+
+	if (!far)
+		return NULL;
+	if (mremap(s->sf, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, far) ==
+	    MAP_FAILED) {
+		ksft_print_msg("mremap of the .sframe copy: %s\n",
+			       strerror(errno));
+		munmap(far, len);
+		return NULL;
+	}
+	s->sf = far;
+	return far;
+}
+
+/*
  * A .sframe far from its text (codectl allows it): the munmap hook, which
  * only looks as far from the range as a text and its .sframe lie apart,
  * still finds it, and drops only that registration.
@@ -1717,17 +1738,9 @@ static bool lt_munmap_far_sframe(struct fx *fx)
 
 	if (!lt_register(fx, &near, 1) || !scratch_get(fx, &s, 1))
 		goto out;
-	far = reserve_far(s.text, len);
+	far = move_sframe_far(&s, len);
 	if (!far)
 		goto out;
-	if (mremap(s.sf, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, far) ==
-	    MAP_FAILED) {
-		ksft_print_msg("mremap of the .sframe copy: %s\n",
-			       strerror(errno));
-		munmap(far, len);
-		goto out;
-	}
-	s.sf = far;
 	s.arg = reg_arg(fx, s.text, 1, s.sf);
 	if (!lt_register_scratch(&s))
 		goto out;
@@ -1783,17 +1796,9 @@ static bool lt_sidecar(struct fx *fx)
 
 	if (!lt_register(fx, &near, 1) || !scratch_get(fx, &s, 1))
 		goto out;
-	far = reserve_far(s.text, len);
+	far = move_sframe_far(&s, len);
 	if (!far)
 		goto out;
-	if (mremap(s.sf, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, far) ==
-	    MAP_FAILED) {
-		ksft_print_msg("mremap of the .sframe copy: %s\n",
-			       strerror(errno));
-		munmap(far, len);
-		goto out;
-	}
-	s.sf = far;
 	s.arg = reg_arg(fx, s.text, 1, s.sf);
 	addr = s.arg.text_end + 0x1000;
 	s.arg.sframe_addr = addr;

@@ -48,22 +48,9 @@
 /* The chain's last function: the system call the perf event samples. */
 __attribute__((noipa)) long cs_callback(struct cl_walk *w)
 {
-	unsigned long ip;
-	long ret;
-
 	CL_NOTE(w);
-#if defined(__x86_64__)
-	asm volatile("syscall\n"
-		     "1:\tlea 1b(%%rip), %1"
-		     : "=a" (ret), "=r" (ip)
-		     : "0" ((long)__NR_getppid)
-		     : "rcx", "r11", "memory");
-#else
-#error "codectl_stack: the system call needs this architecture's instruction"
-#endif
-	w->top_ip = ip;
-	w->ret = ret;
-	return ret;
+	CL_GETPPID(w);
+	return w->ret;
 }
 
 /*

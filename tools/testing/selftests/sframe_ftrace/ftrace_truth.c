@@ -394,22 +394,9 @@ static int run_chain(struct sft_walk *w, bool quiet)
 /* The last function of the library chain: the system call */
 __attribute__((noipa)) long ft_callback(struct cl_walk *w)
 {
-	unsigned long ip;
-	long ret;
-
 	CL_NOTE(w);
-#if defined(__x86_64__)
-	asm volatile("syscall\n"
-		     "1:\tlea 1b(%%rip), %1"
-		     : "=a" (ret), "=r" (ip)
-		     : "0" ((long)__NR_getppid)
-		     : "rcx", "r11", "memory");
-#else
-#error "ftrace_truth: the system call needs this architecture's instruction"
-#endif
-	w->top_ip = ip;
-	w->ret = ret;
-	return ret;
+	CL_GETPPID(w);
+	return w->ret;
 }
 
 /* The verdict on the stack of the call through the library */
