@@ -1200,7 +1200,7 @@ struct outcome {
 };
 
 #define RELOC_MARGIN	0x40UL
-#define RELOC_MAX_IPS	(1U << 15)
+#define RELOC_MAX_IPS	32768U
 
 static struct outcome reloc_base[2 * RELOC_MAX_IPS];
 

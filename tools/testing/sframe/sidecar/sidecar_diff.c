@@ -350,7 +350,7 @@ static enum oracle oracle_at(struct fde_state *st, uint64_t pc, bool strict)
  * higher, as a loader maps a sidecar file wherever mmap() puts it and tells
  * the kernel sframe_addr = @addr.
  */
-#define SECTION_MAP_OFFSET	(1ULL << 46)
+#define SECTION_MAP_OFFSET	0x400000000000ULL	/* 64 TiB */
 
 /* The SFrame section under test, in fake user memory */
 struct section {
