@@ -6,7 +6,7 @@
 
 S := scripts
 
-.PHONY: help demo check check-fast check-kernel check-series kernel tree sparse \
+.PHONY: help demo check check-fast check-kernel check-kernel-arm64 check-series kernel tree sparse \
 	refresh series bench stress distro roots clean
 
 # Seconds of make stress
@@ -18,6 +18,8 @@ help:
 	@echo '  make check         all tests (tier 1, series check, kselftests in QEMU); CI runs this'
 	@echo '  make check-fast    tier 1, no kernel: decoder harness, corpus, fuzz smoke, libsframe diff'
 	@echo '  make check-kernel  assemble, build the test kernel, boot it, run the kselftests'
+	@echo '  make check-kernel-arm64  the same with the arm64 kernel under qemu-system-aarch64'
+	@echo '  ARCH=arm64         for demo, check-kernel, kernel: the arm64 kernel and guest'
 	@echo '  make check-series  export the series, git am it on the pristine base, checkpatch it'
 	@echo '  make kernel        assemble the tree and build the test kernel only'
 	@echo '  make tree          assemble the kernel tree (base + series) as a git work tree in out/tree'
@@ -36,7 +38,7 @@ demo:
 check:
 	$(S)/check
 
-check-fast check-kernel:
+check-fast check-kernel check-kernel-arm64:
 	$(S)/check $@
 
 check-series: series

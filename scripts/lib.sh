@@ -73,13 +73,34 @@ cache_key() {
 	done; } | sha256sum | cut -c1-16
 }
 
+# The architecture of the test kernel and its guest, from ARCH (make
+# check-kernel ARCH=arm64): x86_64, the default, or arm64, cross-built and
+# run under qemu-system-aarch64.  For each: its kernel build directory, its
+# guest's shared directory, its kernel image, its cross compiler prefix.
+case ${ARCH:-x86_64} in
+x86_64 | x86)
+	SFRAME_ARCH=x86_64 KIMAGE=arch/x86/boot/bzImage CROSS_PREFIX=
+	arch_suffix= ;;
+arm64 | aarch64)
+	SFRAME_ARCH=arm64 KIMAGE=arch/arm64/boot/Image
+	CROSS_PREFIX=aarch64-linux-gnu- arch_suffix=-arm64 ;;
+*)
+	die "ARCH=$ARCH: the test kernel is x86_64 or arm64" ;;
+esac
+# The suffix of this architecture's results and guest files: "" for x86_64.
+ARCH_SUFFIX=$arch_suffix
+
 # The kselftest directories of the series, run in the guest.  sframe_perf
-# runs perf (scripts/build-perf) in the guest.
-KSELFTEST_TARGETS=${KSELFTEST_TARGETS:-sframe codectl sframe_ftrace sframe_perf}
+# runs perf (scripts/build-perf, built for x86-64 only) in the guest.
+if [ -z "$ARCH_SUFFIX" ]; then
+	KSELFTEST_TARGETS=${KSELFTEST_TARGETS:-sframe codectl sframe_ftrace sframe_perf}
+else
+	KSELFTEST_TARGETS=${KSELFTEST_TARGETS:-sframe codectl sframe_ftrace}
+fi
 
 # The Linux tree that is built: the assembled overlay (make tree).
 TREE=${TREE:-$OUT/tree}
-KBUILD=${KBUILD:-$OUT/build/x86_64}
+KBUILD=${KBUILD:-$OUT/build/$SFRAME_ARCH}
 # The guest's shared directory: the kselftests going in, their TAP coming out.
-GUEST_DIR=${GUEST_DIR:-$OUT/guest}
+GUEST_DIR=${GUEST_DIR:-$OUT/guest$ARCH_SUFFIX}
 export GUEST_DIR

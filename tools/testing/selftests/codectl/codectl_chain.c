@@ -24,6 +24,8 @@ static __always_inline void cl_scramble_fp(long v)
 {
 #if defined(__x86_64__)
 	asm volatile("mov %0, %%rbp" : : "r" (v) : "rbp");
+#elif defined(__aarch64__)
+	asm volatile("mov x29, %0" : : "r" (v) : "x29");
 #else
 	(void)v;
 #endif

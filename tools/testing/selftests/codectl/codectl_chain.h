@@ -64,6 +64,22 @@ do {									\
 	__w->top_ip = __ip;						\
 	__w->ret = __ret;						\
 } while (0)
+#elif defined(__aarch64__)
+#define CL_GETPPID(w)							\
+do {									\
+	struct cl_walk *__w = (w);					\
+	register long __x8 asm("x8") = __NR_getppid;			\
+	register long __x0 asm("x0");					\
+	unsigned long __ip;						\
+									\
+	asm volatile("svc #0\n"						\
+		     "1:\tadr %1, 1b"					\
+		     : "=r" (__x0), "=r" (__ip)				\
+		     : "r" (__x8)					\
+		     : "memory");					\
+	__w->top_ip = __ip;						\
+	__w->ret = __x0;						\
+} while (0)
 #endif
 
 /* The library's functions; the dlopen test looks up cl_entry only. */

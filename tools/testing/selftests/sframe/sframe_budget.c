@@ -4,7 +4,9 @@
  *
  * bt_heavy, in assembly below, is one function with 65,535 FREs, the most
  * an SFrame V3 FDE can have: GNU as emits one for each push and pop of the
- * 32,767 pairs the function jumps over.  Every call and system call of
+ * 32,767 pairs the function jumps over (arm64: 32,766 pairs of stores and
+ * loads that move the stack pointer, and two for the link register the
+ * recursion saves).  Every call and system call of
  * bt_heavy lies past all of them, so every lookup in it scans all of its
  * FREs.  It calls itself 600 times, then makes a getppid system call.  A
  * perf event on the tracepoint asks for the deferred user callchain, which
@@ -12,8 +14,8 @@
  * system call's time includes the walk.  Unbounded, the walk does one such
  * lookup per frame for the 510 frames the deferred unwinder keeps: 33
  * million FREs, 5.3 s under QEMU's TCG.  Bounded, the walk goes on with
- * frame pointers once its SFrame budget is spent, and ends there: %rbp is
- * 0 in these frames.
+ * frame pointers once its SFrame budget is spent, and ends there: the
+ * frame pointer is 0 in these frames.
  *
  * bt_light is the same function without the padding.  Its stack shows that
  * the functions and their SFrame data do what this test thinks, and its
@@ -43,9 +45,17 @@
 #include "sframe_budget.h"
 #include "sframe_lib.h"
 
-/* The FREs of bt_heavy: the first, and one per push and per pop */
+/*
+ * The FREs of bt_heavy: the first, and one per push and per pop; on arm64
+ * two more, for the save and restore of the link register.
+ */
+#if defined(__x86_64__)
 #define BT_PAIRS	32767
 #define BT_HEAVY_FRES	(1 + 2 * BT_PAIRS)
+#else
+#define BT_PAIRS	32766
+#define BT_HEAVY_FRES	(1 + 2 * BT_PAIRS + 2)
+#endif
 /* Levels of recursion: more frames than the deferred unwinder keeps */
 #define BT_DEEP		600
 /* Levels of recursion of the light stack, checked down to main */
@@ -62,6 +72,7 @@
 #define BT_STR(x)	#x
 #define BT_XSTR(x)	BT_STR(x)
 
+#if defined(__x86_64__)
 /*
  * bt_body NAME: the body of bt_heavy and bt_light, %rdi levels of
  * recursion, then the system call.  The CFA is %rsp + 8 throughout: return
@@ -128,6 +139,87 @@ asm(".macro bt_body name\n"
 	"	ret\n"
 	".cfi_endproc\n"
 	".size bt_enter, . - bt_enter\n");
+#elif defined(__aarch64__)
+/*
+ * bt_body NAME: the body of bt_heavy and bt_light, x0 levels of recursion,
+ * then the system call.  Each level saves the link register below its call:
+ * the CFA is SP, or SP + 16 with the return address at CFA - 16.  The
+ * functions are called through a register: BTI landing pads (bti c).
+ */
+asm(".macro bt_body name\n"
+	"	cbz x0, 1f\n"
+	"	sub x0, x0, #1\n"
+	"	str x30, [sp, #-16]!\n"
+	"	.cfi_adjust_cfa_offset 16\n"
+	"	.cfi_offset x30, -16\n"
+	"	bl \\name\n"
+	"	.globl \\name\\()_callret\n"
+	"\\name\\()_callret:\n"
+	"	ldr x30, [sp], #16\n"
+	"	.cfi_adjust_cfa_offset -16\n"
+	"	.cfi_restore x30\n"
+	"	ret\n"
+	"1:	mov x8, #" BT_XSTR(__NR_getppid) "\n"
+	"	svc #0\n"
+	"	.globl \\name\\()_sysret\n"
+	"\\name\\()_sysret:\n"
+	"	ret\n"
+	".endm\n"
+
+	".text\n"
+	".globl bt_heavy\n"
+	".type bt_heavy, %function\n"
+	"bt_heavy:\n"
+	".cfi_startproc\n"
+	"	hint #34\n"
+	"	b 2f\n"
+	"	.rept " BT_XSTR(BT_PAIRS) "\n"
+	"	str x1, [sp, #-16]!\n"
+	"	.cfi_adjust_cfa_offset 16\n"
+	"	ldr x1, [sp], #16\n"
+	"	.cfi_adjust_cfa_offset -16\n"
+	"	.endr\n"
+	"2:	bt_body bt_heavy\n"
+	".cfi_endproc\n"
+	".size bt_heavy, . - bt_heavy\n"
+
+	".globl bt_light\n"
+	".type bt_light, %function\n"
+	"bt_light:\n"
+	".cfi_startproc\n"
+	"	hint #34\n"
+	"	bt_body bt_light\n"
+	".cfi_endproc\n"
+	".size bt_light, . - bt_light\n"
+	".purgem bt_body\n"
+
+	/*
+	 * bt_enter(depth, fn): call fn(depth) with x29 0, so that the frame
+	 * pointer unwinder stops in fn's frames.
+	 */
+	".globl bt_enter\n"
+	".type bt_enter, %function\n"
+	"bt_enter:\n"
+	".cfi_startproc\n"
+	"	hint #34\n"
+	"	stp x29, x30, [sp, #-16]!\n"
+	"	.cfi_adjust_cfa_offset 16\n"
+	"	.cfi_offset x29, -16\n"
+	"	.cfi_offset x30, -8\n"
+	"	mov x29, xzr\n"
+	"	blr x1\n"
+	"	.globl bt_enter_ret\n"
+	"bt_enter_ret:\n"
+	"	ldp x29, x30, [sp], #16\n"
+	"	.cfi_adjust_cfa_offset -16\n"
+	"	.cfi_restore x29\n"
+	"	.cfi_restore x30\n"
+	"	ret\n"
+	".cfi_endproc\n"
+	".size bt_enter, . - bt_enter\n");
+#else
+#error "the test's functions are written for x86-64 and arm64"
+#endif
 
 static struct sft_symtab syms;
 static struct sft_self self;

@@ -6,7 +6,7 @@
 #ifndef SFRAME_BUDGET_H
 #define SFRAME_BUDGET_H
 
-/* Call @fn (bt_heavy or bt_light) with %rbp 0: @depth levels, getppid. */
+/* Call @fn (bt_heavy or bt_light) with FP 0: @depth levels, getppid. */
 long bt_enter(long depth, const char *fn);
 
 /* The recursive functions, and their return addresses */

@@ -21,8 +21,16 @@
 #error "build with -DSFT_SFRAME_VERSION=0 (frame pointers), 2 or 3"
 #endif
 
-#if !defined(__x86_64__)
-#error "the chain is written for x86-64"
+#if defined(__x86_64__)
+/* Code jumped over, that never runs: int3 */
+#define SFT_SKIP(n)	"jmp 1f\n\t.skip " #n ", 0xcc\n1:"
+#define ST_ABI_NAME	"st_ms_abi"
+#elif defined(__aarch64__)
+/* ... udf #0 */
+#define SFT_SKIP(n)	"b 1f\n\t.skip " #n ", 0\n1:"
+#define ST_ABI_NAME	"st_vregs"
+#else
+#error "the chain is written for x86-64 and arm64"
 #endif
 
 const char * const sft_chain_funcs[SFT_CHAIN_FUNCS] = {
@@ -30,7 +38,7 @@ const char * const sft_chain_funcs[SFT_CHAIN_FUNCS] = {
 	"st_big_frame", "st_wide", "st_stack_args", "st_huge",
 	"st_stack_args2", "st_vla", "st_alloca", "st_realign_caller",
 	"st_realign", "st_indirect_caller", "st_indirect_target",
-	"st_ms_abi", "st_cold", "st_hot", "st_noreturn_call", "st_jump",
+	ST_ABI_NAME, "st_cold", "st_hot", "st_noreturn_call", "st_jump",
 	"st_leaf_parent", "st_leaf_bare", "st_leaf_framed",
 };
 
@@ -103,15 +111,15 @@ SFT_FN long st_big_frame(struct sft_walk *w)
 
 /*
  * 300 bytes of code, jumped over, then the pushes of a call with stack
- * arguments: the frame changes more than 255 bytes into the function, so its
- * FREs have 2-byte start offsets.
+ * arguments (x86-64) or the epilogue (arm64): the frame changes more than
+ * 255 bytes into the function, so its FREs have 2-byte start offsets.
  */
 SFT_FN long st_wide(struct sft_walk *w)
 {
 	long r;
 
 	SFT_NOTE(w);
-	asm volatile("jmp 1f\n\t.skip 300, 0xcc\n1:" : : : "memory");
+	asm volatile(SFT_SKIP(300) : : : "memory");
 	r = st_stack_args(w, 1, 2, 3, 4, 5, 6, 7);
 	SFT_KEEP(r);
 	return r;
@@ -134,7 +142,7 @@ SFT_FN long st_huge(struct sft_walk *w)
 	long r;
 
 	SFT_NOTE(w);
-	asm volatile("jmp 1f\n\t.skip 70000, 0xcc\n1:" : : : "memory");
+	asm volatile(SFT_SKIP(70000) : : : "memory");
 	r = st_stack_args2(w, 1, 2, 3, 4, 5, 6, 7);
 	SFT_KEEP(r);
 	return r;
@@ -151,7 +159,7 @@ SFT_FN long st_stack_args2(struct sft_walk *w, long a, long b, long c, long d,
 	return r + a + b + c + d + e + f + g;
 }
 
-/* A variable-length array: the frame is addressed from %rbp. */
+/* A variable-length array: the frame is addressed from the frame pointer. */
 SFT_FN long st_vla(struct sft_walk *w)
 {
 	char buf[w->vla_len];
@@ -206,10 +214,11 @@ SFT_FN long st_realign_caller(struct sft_walk *w)
 #endif
 
 /*
- * Locals aligned beyond the ABI's 16 bytes, plus a VLA: GCC realigns the
- * stack through a DRAP register (lea 0x8(%rsp),%r10; and $-64,%rsp;
- * push -0x8(%r10); push %rbp; mov %rsp,%rbp; push %r10), and the CFA is
- * then *(%rbp - 8).
+ * Locals aligned beyond the ABI's 16 bytes, plus a VLA: on x86-64, GCC
+ * realigns the stack through a DRAP register (lea 0x8(%rsp),%r10;
+ * and $-64,%rsp; push -0x8(%r10); push %rbp; mov %rsp,%rbp; push %r10),
+ * and the CFA is then *(%rbp - 8).  On arm64 it keeps a frame pointer and
+ * aligns a pointer to the locals instead.
  */
 SFT_FN long st_realign(struct sft_walk *w)
 {
@@ -245,20 +254,33 @@ SFT_FN long st_indirect_target(struct sft_walk *w)
 	long r;
 
 	SFT_NOTE(w);
+#if defined(__x86_64__)
 	r = st_ms_abi(w);
+#else
+	r = st_vregs(w);
+#endif
 	SFT_KEEP(r);
 	return r;
 }
 
+#if defined(__x86_64__)
 /*
  * The Microsoft x64 calling convention: %rsi, %rdi and %xmm6-15 are
  * callee-saved there, so calling a System V function saves them all.
  */
 SFT_FN long __attribute__((ms_abi)) st_ms_abi(struct sft_walk *w)
+#else
+/* d8-d15 are callee-saved: clobbered here, they are saved around the call. */
+SFT_FN long st_vregs(struct sft_walk *w)
+#endif
 {
 	long r;
 
 	SFT_NOTE(w);
+#if defined(__aarch64__)
+	asm volatile("" : : : "d8", "d9", "d10", "d11", "d12", "d13", "d14",
+		     "d15");
+#endif
 	r = st_cold(w);
 	SFT_KEEP(r);
 	return r;

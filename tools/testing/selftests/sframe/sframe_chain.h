@@ -13,9 +13,12 @@
  *	st_callee_saved        saves every callee-saved register
  *	st_recurse x4          calls itself
  *	st_big_frame           40 KiB of locals: 4-byte SFrame data words
- *	st_wide                300 bytes of code before pushes: 2-byte FRE offsets
+ *	st_wide                300 bytes of code before the frame changes
+ *	                       (x86-64: pushes; arm64: the epilogue): 2-byte
+ *	                       FRE offsets
  *	st_stack_args          called with arguments pushed on the stack
- *	st_huge                70000 bytes of code before pushes: 4-byte FREs
+ *	                       (x86-64; in registers on arm64)
+ *	st_huge                70000 bytes of code, as st_wide: 4-byte FREs
  *	st_stack_args2         called with arguments pushed on the stack
  *	st_vla                 variable-length array: a frame pointer frame
  *	st_alloca              alloca(): a frame pointer frame
@@ -24,6 +27,7 @@
  *	st_indirect_caller     calls through a function pointer
  *	st_indirect_target
  *	st_ms_abi              Microsoft x64 ABI: saves xmm6-15, rsi and rdi
+ *	                       (x86-64; on arm64 st_vregs, which saves d8-d15)
  *	st_cold                in .text.unlikely
  *	st_hot                 in .text.hot
  *	st_noreturn_call       its last instruction is a call: the return
@@ -33,13 +37,21 @@
  *	st_leaf_bare           leaf, no stack frame: system call, sample 0
  *	st_leaf_framed         leaf, 512-byte frame: system call, sample 1
  *
- * SFrame V2 cannot describe a realigned frame: GNU as 2.44 emits no FDE for
- * st_realign, and the kernel unwinds that frame by its frame pointer, which
- * gives the right return address and frame pointer of the caller but not its
- * stack pointer.  So in V2 builds st_realign_caller keeps a frame pointer
- * (it has a VLA) and is unwound from it; in V3 builds, where st_realign has
- * a flex FDE, st_realign_caller is an SP-based frame, so that only the flex
- * FDE's rule gives the right stack.
+ * On x86-64, SFrame V2 cannot describe a realigned frame: GNU as 2.44
+ * emits no FDE for st_realign, and the kernel unwinds that frame by its
+ * frame pointer, which gives the right return address and frame pointer of
+ * the caller but not its stack pointer.  So in V2 builds st_realign_caller
+ * keeps a frame pointer (it has a VLA) and is unwound from it; in V3
+ * builds, where st_realign has a flex FDE, st_realign_caller is an
+ * SP-based frame, so that only the flex FDE's rule gives the right stack.
+ * GCC does not realign the stack on arm64: st_realign there is a frame
+ * pointer frame whose aligned locals are addressed from another register,
+ * and both versions describe it with a plain FDE.
+ *
+ * On arm64 the programs are built with -mbranch-protection: the return
+ * addresses saved on the stack are signed (pac-ret), and the leaves, which
+ * save none, have theirs in the link register at the system call (but in
+ * the frame pointer build, where they keep a frame record).
  *
  * Every function records, as it runs, its name and its return address;
  * each leaf records the address after its system call and the stack and
@@ -64,7 +76,7 @@
 /* Frames the frame pointer simulation follows at most. */
 #define SFT_FP_MAX		64
 
-/* Bytes of stack each leaf copies at its system call, from %rsp up. */
+/* Bytes of stack each leaf copies at its system call, from SP up. */
 #define SFT_STACK_COPY		2048
 
 /* Distinct functions of the chain, main() not counted. */
@@ -144,16 +156,38 @@ void st_entry(struct sft_walk *w);
  */
 #define SFT_FN		__attribute__((noipa))
 
-/* Record the running function's level, name and return address. */
-#define SFT_NOTE(w)							\
+/* Record the running function's level, name and return address @ret. */
+#define SFT_NOTE_RA(w, ret)						\
 ({									\
 	struct sft_walk *__nw = (w);					\
 	int __lvl = ++__nw->depth;					\
 									\
 	__nw->name[__lvl] = __func__;					\
-	__nw->ra[__lvl] = (unsigned long)__builtin_return_address(0);	\
+	__nw->ra[__lvl] = (ret);					\
 	__lvl;								\
 })
+
+#define SFT_NOTE(w)							\
+	SFT_NOTE_RA(w, (unsigned long)__builtin_return_address(0))
+
+/*
+ * The same in the two leaves.  On arm64, __builtin_return_address() strips
+ * the link register's pointer authentication code in the link register
+ * itself, so that GCC saves it on the stack first: the leaves would not
+ * keep their return address in the link register, the case they are there
+ * for.  They take it as it is; the snapshot strips it.
+ */
+#if defined(__aarch64__)
+#define SFT_NOTE_LEAF(w)						\
+({									\
+	unsigned long __lr;						\
+									\
+	asm volatile("mov %0, x30" : "=r" (__lr));			\
+	SFT_NOTE_RA(w, __lr);						\
+})
+#else
+#define SFT_NOTE_LEAF(w)	SFT_NOTE(w)
+#endif
 
 /* Keep a value live after a call: the call is not a tail call. */
 #define SFT_KEEP(x)	({ asm volatile("" : "+r" (x) : : "memory"); })
@@ -179,7 +213,11 @@ long st_realign_caller(struct sft_walk *w);
 long st_realign(struct sft_walk *w);
 long st_indirect_caller(struct sft_walk *w);
 long st_indirect_target(struct sft_walk *w);
+#if defined(__x86_64__)
 long __attribute__((ms_abi)) st_ms_abi(struct sft_walk *w);
+#else
+long st_vregs(struct sft_walk *w);
+#endif
 [[gnu::cold]] long st_cold(struct sft_walk *w);
 [[gnu::hot]] long st_hot(struct sft_walk *w);
 long st_noreturn_call(struct sft_walk *w);

@@ -12,14 +12,15 @@
 
 /*
  * The system call, with the registers the kernel's unwinder starts from:
- * the user IP (the label after the syscall instruction), %rsp and %rbp.
- * Fixed scratch registers for them, never %rbp, which must stay what the
- * function had.  Right after the system call, in the same asm statement so
- * that nothing can write to the stack in between, the bottom of the stack
- * is copied as it was during the call: the leaf's own frame is gone by the
- * time the frame pointer simulation runs, and a frame pointer chain may
- * start in it.
+ * the user IP (the label after the syscall instruction), the stack and the
+ * frame pointers.  Scratch registers for them, never the frame pointer,
+ * which must stay what the function had.  Right after the system call, in
+ * the same asm statement so that nothing can write to the stack in
+ * between, the bottom of the stack is copied as it was during the call:
+ * the leaf's own frame is gone by the time the frame pointer simulation
+ * runs, and a frame pointer chain may start in it.
  */
+#if defined(__x86_64__)
 #define SFT_SYSCALL(w)							\
 do {									\
 	register unsigned long __ip asm("r8");				\
@@ -49,20 +50,75 @@ do {									\
 	__w->top_ret = __ret;						\
 } while (0)
 
-/* No stack frame at all: the CFA is %rsp + 8 throughout. */
+/* No pointer authentication */
+static unsigned long strip_pac(unsigned long addr)
+{
+	return addr;
+}
+#elif defined(__aarch64__)
+/* Caller-saved registers only: a leaf that saved any would have a frame. */
+#define SFT_SYSCALL(w)							\
+do {									\
+	register long __x8 asm("x8") = __NR_getppid;			\
+	register long __x0 asm("x0");					\
+	unsigned long __ip, __sp, __fp, __src, __n, __t1, __t2;		\
+	struct sft_walk *__w = (w);					\
+	unsigned char *__dst = __w->stack_copy;				\
+									\
+	asm volatile("mov %[fp], x29\n\t"				\
+		     "mov %[sp], sp\n\t"				\
+		     "adr %[ip], 1f\n\t"				\
+		     "svc #0\n"					\
+		     "1:\n\t"						\
+		     "mov %[src], sp\n\t"				\
+		     "mov %[n], #%[len]\n"				\
+		     "2:\n\t"						\
+		     "ldp %[t1], %[t2], [%[src]], #16\n\t"		\
+		     "stp %[t1], %[t2], [%[dst]], #16\n\t"		\
+		     "subs %[n], %[n], #16\n\t"			\
+		     "b.ne 2b"						\
+		     : "=r" (__x0), [ip] "=&r" (__ip),			\
+		       [sp] "=&r" (__sp), [fp] "=&r" (__fp),		\
+		       [src] "=&r" (__src), [n] "=&r" (__n),		\
+		       [t1] "=&r" (__t1), [t2] "=&r" (__t2),		\
+		       [dst] "+&r" (__dst)				\
+		     : "r" (__x8), [len] "i" (SFT_STACK_COPY)		\
+		     : "cc", "memory");					\
+	__w->top_ip = __ip;						\
+	__w->top_sp = __sp;						\
+	__w->top_fp = __fp;						\
+	__w->top_ret = __x0;						\
+} while (0)
+
+/* A return address without its pointer authentication code: xpaclri */
+static unsigned long strip_pac(unsigned long addr)
+{
+	register unsigned long lr asm("x30") = addr;
+
+	asm("hint #7" : "+r" (lr));
+	return lr;
+}
+#else
+#error "the chain is written for x86-64 and arm64"
+#endif
+
+/*
+ * No stack frame at all: the CFA is the stack pointer (+ 8 on x86-64)
+ * throughout; on arm64 the return address stays in the link register.
+ */
 SFT_FN long st_leaf_bare(struct sft_walk *w)
 {
-	SFT_NOTE(w);
+	SFT_NOTE_LEAF(w);
 	SFT_SYSCALL(w);
 	return w->top_ret;
 }
 
-/* 512 bytes of locals, past the red zone: a sub $N,%rsp frame. */
+/* 512 bytes of locals, past the red zone: a sub $N, SP frame. */
 SFT_FN long st_leaf_framed(struct sft_walk *w)
 {
 	char pad[512];
 
-	SFT_NOTE(w);
+	SFT_NOTE_LEAF(w);
 	pad[0] = 1;
 	pad[sizeof(pad) - 1] = 2;
 	SFT_ESCAPE(pad);
@@ -114,13 +170,15 @@ static bool read_word(const struct sft_walk *w, unsigned long addr,
 }
 
 /*
- * What the kernel's frame pointer unwinder (kernel/unwind/user.c, x86-64)
- * gives from the registers of the system call: the CFA is %rbp + 16, the
- * return address is below it, the caller's %rbp below that; it stops when
- * %rbp is below the stack pointer, when the CFA does not move up or is not
- * 8-byte aligned, or when the memory cannot be read.  Memory the simulation
- * does not know (outside the stack, or overwritten since: see read_word())
- * ends the walk "open": the kernel may have gone on.
+ * What the kernel's frame pointer unwinder (kernel/unwind/user.c) gives
+ * from the registers of the system call: the CFA is the frame pointer + 16,
+ * the return address is below it, the caller's frame pointer below that
+ * (x86-64: %rbp; arm64: the frame record at x29, whose return address loses
+ * its pointer authentication code); it stops when the frame pointer is
+ * below the stack pointer, when the CFA does not move up or is not 8-byte
+ * aligned, or when the memory cannot be read.  Memory the simulation does
+ * not know (outside the stack, or overwritten since: see read_word()) ends
+ * the walk "open": the kernel may have gone on.
  */
 static void fp_simulate(const struct sft_walk *w, struct sft_truth *t,
 			unsigned long lo)
@@ -147,7 +205,7 @@ static void fp_simulate(const struct sft_walk *w, struct sft_truth *t,
 			t->fp_open = true;
 			break;
 		}
-		t->fp_ips[t->fp_nr++] = ra;
+		t->fp_ips[t->fp_nr++] = strip_pac(ra);
 		fp = next;
 		sp = cfa;
 	}
@@ -174,7 +232,7 @@ void sft_chain_snapshot(struct sft_walk *w, int leaf_level)
 	t->addr[0] = w->top_ip;
 	for (i = 1; i <= leaf_level; i++) {
 		t->func[i] = w->name[leaf_level - i];
-		t->addr[i] = w->ra[leaf_level - i + 1];
+		t->addr[i] = strip_pac(w->ra[leaf_level - i + 1]);
 	}
 	t->sp = w->top_sp;
 	t->fp = w->top_fp;

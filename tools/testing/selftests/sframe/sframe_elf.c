@@ -187,7 +187,7 @@ int sft_sframe_parse(const struct sft_elf *e, struct sft_sframe *s)
 	s->fdes = s->hdr_size + (__u64)get_u32(b + 20);
 	s->fres = s->hdr_size + (__u64)get_u32(b + 24);
 
-	if (b[0] != 0xe2 || b[1] != 0xde || b[4] != SFT_SFRAME_ABI_AMD64 ||
+	if (b[0] != 0xe2 || b[1] != 0xde || b[4] != SFT_SFRAME_ABI ||
 	    (s->version != 2 && s->version != 3)) {
 		ksft_print_msg("SFrame header: magic %02x%02x, version %u, ABI %u: unknown\n",
 			       b[1], b[0], s->version, b[4]);
@@ -223,6 +223,8 @@ int sft_sframe_fde(const struct sft_sframe *s, __u32 i, struct sft_fde *fde)
 		fde->size = get_u32(b + at + 4);
 		fde->fre_off = get_u32(b + at + 8);
 		fde->num_fres = get_u32(b + at + 12);
+		fde->info = b[at + 16];
+		fde->fres = s->fres + fde->fre_off;
 	} else {
 		at = s->fdes + (__u64)i * SFT_V3_FDE_SIZE;
 		fde->start = get_s64(b + at);
@@ -231,7 +233,9 @@ int sft_sframe_fde(const struct sft_sframe *s, __u32 i, struct sft_fde *fde)
 		if (!sft_in_bounds(s->fre_len, fde->fre_off, SFT_V3_ATTR_SIZE))
 			return -EBADMSG;
 		fde->num_fres = get_u16(b + s->fres + fde->fre_off);
+		fde->info = b[s->fres + fde->fre_off + 2];
 		fde->flex = (b[s->fres + fde->fre_off + 3] & 0x1f) == 1;
+		fde->fres = s->fres + fde->fre_off + SFT_V3_ATTR_SIZE;
 	}
 	/* With FUNC_START_PCREL, relative to the field itself. */
 	fde->start += s->vaddr + (s->flags & SFT_SFRAME_F_PCREL ? at : 0);
@@ -260,4 +264,44 @@ int sft_sframe_find(const struct sft_sframe *s, unsigned long addr,
 			return 0;
 	}
 	return -ENOENT;
+}
+
+/**
+ * sft_sframe_fre_info() - The info byte of the FRE that covers an address
+ * @s: the section
+ * @fde: the FDE that covers @addr, from sft_sframe_find()
+ * @addr: the link-time address
+ *
+ * The FREs of a default FDE, not PCMASK: what GNU as emits for C functions.
+ *
+ * Return: the info byte, or -ENOENT (no FRE covers @addr), or -EBADMSG (an
+ * FRE outside the section).
+ */
+int sft_sframe_fre_info(const struct sft_sframe *s, const struct sft_fde *fde,
+			unsigned long addr)
+{
+	static const unsigned int start_size[] = { 1, 2, 4 };
+	const unsigned char *b = s->base;
+	unsigned int type = fde->info & 0xf, i;
+	__u64 at = fde->fres, off = addr - fde->start;
+	int info = -ENOENT;
+
+	if (type > 2 || addr < fde->start)
+		return -EBADMSG;
+	for (i = 0; i < fde->num_fres; i++) {
+		unsigned int ss = start_size[type], ws, n;
+		__u32 start;
+
+		if (!sft_in_bounds(s->size, at, ss + 1))
+			return -EBADMSG;
+		start = ss == 1 ? b[at] : ss == 2 ? get_u16(b + at) :
+			get_u32(b + at);
+		if (start > off)
+			break;
+		info = b[at + ss];
+		ws = 1 << ((info >> 5) & 3);
+		n = SFT_FRE_NWORDS(info);
+		at += ss + 1 + n * ws;
+	}
+	return info;
 }

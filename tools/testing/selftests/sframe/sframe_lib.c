@@ -143,38 +143,12 @@ static void explain_einval(int tp_id)
 	close(fd);
 }
 
-/**
- * sft_perf_open_tracepoint() - Sample every hit of a tracepoint by this thread
- * @p: the event to set up
- * @tp_id: tracepoint id from sft_tracepoint_id()
- * @deferred: ask for a deferred user callchain and its record on this event
- *
- * The event is opened disabled, with the user callchain only, and its ring
- * buffer is mapped.
- *
- * Return: 0, or a negative errno after printing why.
- */
-int sft_perf_open_tracepoint(struct sft_perf *p, int tp_id, bool deferred)
+/* Map the ring buffer of the event @p->fd; close it on failure. */
+static int perf_map(struct sft_perf *p)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	struct perf_event_mmap_page *pc;
-	struct perf_event_attr attr;
 	int err;
-
-	memset(p, 0, sizeof(*p));
-	p->fd = -1;
-
-	tracepoint_attr(&attr, tp_id, deferred);
-	p->fd = perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (p->fd < 0) {
-		err = errno;
-		ksft_print_msg("perf_event_open(tracepoint %d%s): %s\n", tp_id,
-			       deferred ? ", defer_callchain, defer_output" : "",
-			       strerror(err));
-		if (deferred && err == EINVAL)
-			explain_einval(tp_id);
-		return -err;
-	}
 
 	p->map_len = (1 + SFT_RING_PAGES) * page;
 	p->base = mmap(NULL, p->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
@@ -193,6 +167,83 @@ int sft_perf_open_tracepoint(struct sft_perf *p, int tp_id, bool deferred)
 	p->data_size = pc->data_size ? pc->data_size :
 		       (__u64)SFT_RING_PAGES * page;
 	return 0;
+}
+
+/**
+ * sft_perf_open_tracepoint() - Sample every hit of a tracepoint by this thread
+ * @p: the event to set up
+ * @tp_id: tracepoint id from sft_tracepoint_id()
+ * @deferred: ask for a deferred user callchain and its record on this event
+ *
+ * The event is opened disabled, with the user callchain only, and its ring
+ * buffer is mapped.
+ *
+ * Return: 0, or a negative errno after printing why.
+ */
+int sft_perf_open_tracepoint(struct sft_perf *p, int tp_id, bool deferred)
+{
+	struct perf_event_attr attr;
+	int err;
+
+	memset(p, 0, sizeof(*p));
+	p->fd = -1;
+
+	tracepoint_attr(&attr, tp_id, deferred);
+	p->fd = perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (p->fd < 0) {
+		err = errno;
+		ksft_print_msg("perf_event_open(tracepoint %d%s): %s\n", tp_id,
+			       deferred ? ", defer_callchain, defer_output" : "",
+			       strerror(err));
+		if (deferred && err == EINVAL)
+			explain_einval(tp_id);
+		return -err;
+	}
+	return perf_map(p);
+}
+
+/**
+ * sft_perf_open_task_clock() - Sample the user time of a task
+ * @p: the event to set up
+ * @pid: the task
+ * @period_ns: its running time between two samples, in nanoseconds
+ *
+ * The event is opened disabled; each sample has the user callchain only,
+ * deferred, and the deferred record goes to this event, whose ring buffer
+ * is mapped.
+ *
+ * Return: 0, or a negative errno after printing why.
+ */
+int sft_perf_open_task_clock(struct sft_perf *p, pid_t pid, __u64 period_ns)
+{
+	struct perf_event_attr attr;
+	int err;
+
+	memset(p, 0, sizeof(*p));
+	p->fd = -1;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_TASK_CLOCK;
+	attr.sample_period = period_ns;
+	/* sft_perf_collect() parses exactly this layout. */
+	attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN;
+	attr.sample_id_all = 1;
+	attr.disabled = 1;
+	attr.exclude_kernel = 1;
+	attr.exclude_callchain_kernel = 1;
+	attr.defer_callchain = 1;
+	attr.defer_output = 1;
+	p->fd = perf_event_open(&attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (p->fd < 0) {
+		err = errno;
+		ksft_print_msg("perf_event_open(task-clock of %d, %s): %s\n",
+			       pid, "defer_callchain, defer_output",
+			       strerror(err));
+		return -err;
+	}
+	return perf_map(p);
 }
 
 /**

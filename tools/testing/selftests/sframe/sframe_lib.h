@@ -39,6 +39,7 @@ struct sft_perf {
 };
 
 int sft_perf_open_tracepoint(struct sft_perf *p, int tp_id, bool deferred);
+int sft_perf_open_task_clock(struct sft_perf *p, pid_t pid, __u64 period_ns);
 int sft_perf_enable(struct sft_perf *p);
 int sft_perf_disable(struct sft_perf *p);
 void sft_perf_close(struct sft_perf *p);
@@ -130,7 +131,12 @@ int sft_elf_save(const struct sft_elf *e, const char *path);
 struct elf64_phdr *sft_elf_find_phdr(const struct sft_elf *e, __u32 type);
 
 #define SFT_SFRAME_HDR_SIZE	28
-#define SFT_SFRAME_ABI_AMD64	3
+/* The SFrame ABI of the running architecture: AMD64 or AArch64, LE */
+#if defined(__aarch64__)
+#define SFT_SFRAME_ABI		2
+#else
+#define SFT_SFRAME_ABI		3
+#endif
 #define SFT_SFRAME_F_PCREL	0x4
 #define SFT_V2_FDE_SIZE		20
 #define SFT_V3_FDE_SIZE		16
@@ -152,12 +158,19 @@ struct sft_fde {
 	__u32 fre_off;			/* from the FRE sub-section */
 	__u32 num_fres;
 	bool flex;			/* V3 flexible FDE */
+	__u8 info;			/* FRE type, key B, ... */
+	__u64 fres;			/* section offset of its first FRE */
 };
 
 int sft_sframe_parse(const struct sft_elf *e, struct sft_sframe *s);
 int sft_sframe_fde(const struct sft_sframe *s, __u32 i, struct sft_fde *fde);
 int sft_sframe_find(const struct sft_sframe *s, unsigned long addr,
 		    struct sft_fde *fde);
+int sft_sframe_fre_info(const struct sft_sframe *s, const struct sft_fde *fde,
+			unsigned long addr);
+
+/* FRE info: data words (CFA, then the RA if the ABI tracks it, the FP) */
+#define SFT_FRE_NWORDS(info)	(((info) >> 1) & 0xf)
 
 /* Runs of the chain under perf (sframe_run.c) */
 

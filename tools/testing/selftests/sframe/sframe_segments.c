@@ -496,7 +496,8 @@ static void lib_tests(void)
 
 int main(int argc, char **argv)
 {
-	bool binary;
+	/* Static: live across the chain's longjmp() back into main() */
+	static bool binary;
 	int ret, v;
 
 	SFT_PROBE_MAIN(argc, argv);

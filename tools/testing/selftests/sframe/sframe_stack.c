@@ -64,10 +64,17 @@ static bool check_binary(void)
 
 /*
  * Every function of the chain has exactly one FDE, covering exactly it,
- * except st_realign: GNU as 2.44 cannot describe it in V2 and emits no FDE
- * (so the kernel falls back to its frame pointer), and in V3 its FDE must be
- * a flex FDE.
+ * except st_realign on x86-64: GNU as 2.44 cannot describe it in V2 and
+ * emits no FDE (so the kernel falls back to its frame pointer), and in V3
+ * its FDE must be a flex FDE.  On arm64 it is a frame pointer frame, which
+ * a plain FDE describes.
  */
+#if defined(__x86_64__)
+#define SFT_REALIGN_DRAP	1
+#else
+#define SFT_REALIGN_DRAP	0
+#endif
+
 static bool check_fdes(void)
 {
 	bool ok = true;
@@ -76,7 +83,7 @@ static bool check_fdes(void)
 	for (i = 0; i < SFT_CHAIN_FUNCS; i++) {
 		const char *name = sft_chain_funcs[i];
 		const struct sft_sym *s = sft_symtab_find(&syms, name);
-		bool realign = !strcmp(name, "st_realign");
+		bool realign = SFT_REALIGN_DRAP && !strcmp(name, "st_realign");
 		unsigned long start;
 		struct sft_fde fde;
 		int ret;
@@ -115,6 +122,48 @@ static bool check_fdes(void)
 	}
 	return ok;
 }
+
+#if defined(__aarch64__)
+/*
+ * The leaves keep their return address in the link register: at each
+ * system call, the FRE has one data word, the CFA, and no saved RA.  The
+ * stacks at the leaves then check the SFrame rule that reads the link
+ * register, which only the topmost frame has.
+ */
+static bool check_leaves_lr(void)
+{
+	unsigned int i;
+	bool ok = true;
+
+	for (i = 0; i < SFT_CHAIN_SAMPLES; i++) {
+		const struct sft_truth *t = &run.walk.truth[i];
+		unsigned long addr = t->addr[0] - syms.bias;
+		struct sft_fde fde;
+		int info;
+
+		info = sft_sframe_find(&self.sframe, addr, &fde) ? -ENOENT :
+		       sft_sframe_fre_info(&self.sframe, &fde, addr);
+		if (info < 0) {
+			ksft_print_msg("%s at %#lx: no FRE: %s\n", t->func[0],
+				       addr, strerror(-info));
+			ok = false;
+			continue;
+		}
+		ksft_print_msg("%s, at its system call: CFA based on %s, %u data words%s\n",
+			       t->func[0], info & 1 ? "SP" : "FP",
+			       SFT_FRE_NWORDS(info),
+			       SFT_FRE_NWORDS(info) == 1 ?
+			       ", the return address in the link register" : "");
+		if (SFT_FRE_NWORDS(info) != 1)
+			ok = false;
+	}
+	return ok;
+}
+
+#define LEAF_LR_TESTS	1
+#else
+#define LEAF_LR_TESTS	0
+#endif
 
 /* The recorded names are the functions at the recorded addresses. */
 static bool check_truth(void)
@@ -198,7 +247,11 @@ SFT_FN int st_outermost(struct sft_run *r, long len)
 {
 	char buf[len];
 
+#if defined(__x86_64__)
 	asm volatile(".cfi_undefined %rip");
+#else
+	asm volatile(".cfi_undefined x30");
+#endif
 	memset(buf, 0x42, len);
 	SFT_ESCAPE(buf);
 	return SFT_RECORD_CHAIN(r);
@@ -257,7 +310,8 @@ static bool check_sensitivity(void)
 
 int main(int argc, char **argv)
 {
-	unsigned int plan = SFT_SFRAME_VERSION ? 9 + (SFT_SFRAME_VERSION == 3) : 7;
+	unsigned int plan = SFT_SFRAME_VERSION ?
+			    9 + (SFT_SFRAME_VERSION == 3) + LEAF_LR_TESTS : 7;
 	int ret, verdict;
 
 	SFT_PROBE_MAIN(argc, argv);
@@ -280,6 +334,7 @@ int main(int argc, char **argv)
 	if (SFT_SFRAME_VERSION)
 		ksft_test_result(self.has_sframe && check_fdes(),
 				 "binary: an FDE for each chain function%s\n",
+				 !SFT_REALIGN_DRAP ? "" :
 				 SFT_SFRAME_VERSION == 2 ?
 				 " but st_realign (V2 cannot describe it)" :
 				 ", a flex FDE for st_realign");
@@ -299,6 +354,11 @@ int main(int argc, char **argv)
 			 "stack at st_leaf_bare: the chain, every frame at its address\n");
 	ksft_test_result(verdict != SFT_BROKEN && run.verdict[1] == SFT_TRUTH,
 			 "stack at st_leaf_framed: the chain, every frame at its address\n");
+#if LEAF_LR_TESTS
+	if (SFT_SFRAME_VERSION)
+		ksft_test_result(!ret && self.has_sframe && check_leaves_lr(),
+				 "leaves: the return address in the link register at both system calls\n");
+#endif
 	ksft_test_result(!ret && check_fp_simulation(),
 			 "frame pointers: the simulated frame pointer stack %s the chain\n",
 			 SFT_SFRAME_VERSION ? "is not" : "is");

@@ -103,8 +103,15 @@
 #define TASK_SIZE_64	0x800000000000UL
 /* Above the user address space, even with 5-level page tables */
 #define ABOVE_USER	0x200000000000000UL
+#if defined(__x86_64__)
 /* i386 codectl, through int $0x80 */
 #define NR_CODECTL_I386	473
+/* Kinds of invalid codectl() calls: the last one, a compat call */
+#define NR_INVALID	26
+#else
+/* No compat system call from a 64-bit process: one kind less */
+#define NR_INVALID	25
+#endif
 
 /* Exit codes of the children */
 #define EXIT_MISMATCH	3
@@ -546,10 +553,18 @@ static SO_FN unsigned long so_sys(unsigned long n)
 	for (i = 0; i < n; i++) {
 		long ret;
 
+#if defined(__x86_64__)
 		asm volatile("syscall"
 			     : "=a" (ret)
 			     : "0" ((long)__NR_getppid)
 			     : "rcx", "r11", "memory");
+#else
+		register long x8 asm("x8") = __NR_getppid;
+		register long x0 asm("x0");
+
+		asm volatile("svc #0" : "=r" (x0) : "r" (x8) : "memory");
+		ret = x0;
+#endif
 		r += ret;
 	}
 	return r;
@@ -739,9 +754,14 @@ static void on_crash(int sig, siginfo_t *si, void *ctx)
 {
 	const ucontext_t *uc = ctx;
 
+#if defined(__x86_64__)
+	unsigned long long ip = uc->uc_mcontext.gregs[REG_RIP];
+#else
+	unsigned long long ip = uc->uc_mcontext.pc;
+#endif
+
 	say("worker %d, %s thread: signal %d at %p, ip %llx\n", wk.id,
-	    role_names[role],
-	    sig, si->si_addr, (unsigned long long)uc->uc_mcontext.gregs[REG_RIP]);
+	    role_names[role], sig, si->si_addr, ip);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -897,6 +917,7 @@ static int codectl(unsigned int option, const void *info, size_t size,
 	return err;
 }
 
+#if defined(__x86_64__)
 static int compat_codectl(unsigned int option, unsigned int info,
 			  unsigned int size, unsigned int flags)
 {
@@ -913,6 +934,7 @@ static int compat_codectl(unsigned int option, unsigned int info,
 		count(&st->cerr[-ret], 1);
 	return -ret;
 }
+#endif
 
 /* Room for an argument of any size up to two pages, page aligned */
 static __thread union {
@@ -1278,7 +1300,7 @@ static void invalid_call(__u64 *s)
 	struct codectl_sframe *a = (void *)argbuf.b;
 	unsigned long size = CODECTL_SFRAME_SIZE_VER0;
 	unsigned int option = CODECTL_REGISTER_SFRAME, flags = 0;
-	unsigned long k = rnd_below(s, 26);
+	unsigned long k = rnd_below(s, NR_INVALID);
 	const void *info = a;
 	int want, err;
 
@@ -1409,11 +1431,13 @@ static void invalid_call(__u64 *s)
 		want = ENOENT;
 		break;
 	default:
+#if defined(__x86_64__)
 		err = compat_codectl(rnd_below(s, 4), rnd(s), rnd(s), 0);
 		count(&st->invalid, 1);
 		if (err != EOPNOTSUPP)
 			FAIL("compat codectl: %s, expected EOPNOTSUPP\n",
 			     errname(err));
+#endif
 		return;
 	}
 	err = codectl(option, info, size, flags);

@@ -13,7 +13,7 @@
  *
  * The test writes its own code and sections: vd_code, a page-aligned copy
  * of a small function that makes a getppid system call, 64 KiB into an
- * executable mapping (a jump over int3 padding gets there), and SFrame
+ * executable mapping (a jump over int3 or udf padding gets there), and SFrame
  * sections for it, written with the writer of the decoder's tests
  * (tools/testing/sframe/sfw.c) and registered with codectl(2).  The
  * function's one FDE has its FREs in the padding, one at each byte, then
@@ -34,7 +34,8 @@
  *
  * 1. sections: the valid sections give the stack (the function, then its
  *    caller); unregistered, or corrupt, the stack stops at the function
- *    (%rbp is 0 there, the frame pointer unwinder gets nothing), and the
+ *    (the frame pointer is 0 there, the frame pointer unwinder gets
+ *    nothing), and the
  *    corrupt registration shows "bad".
  * 2. generation: one thread makes the system calls, one at a time; the
  *    other, in each cycle, registers the long section corrupt (registration
@@ -74,11 +75,21 @@
 /* Where the function starts in the mapping: past 2^16 FRE start offsets */
 #define VD_BODY		0x10000
 /* The function, from VD_BODY: its bytes and offsets */
+#if defined(__x86_64__)
 #define VD_PUSHED	1		/* after push %rbp */
-#define VD_SYSNR	4		/* the system call number */
 #define VD_SYSRET	10		/* after the system call */
 #define VD_POPPED	12		/* after pop %rbp */
 #define VD_LEN		13
+#define VD_ABI		SFW_ABI_AMD64_LE
+#elif defined(__aarch64__)
+#define VD_PUSHED	4		/* after stp x29, x30 */
+#define VD_SYSRET	16		/* after the system call */
+#define VD_POPPED	24		/* after ldp x29, x30 */
+#define VD_LEN		28
+#define VD_ABI		SFW_ABI_AARCH64_LE
+#else
+#error "the test's code is written for x86-64 and arm64"
+#endif
 #define VD_SIZE_VALID	(VD_BODY + VD_LEN)
 #define VD_SIZE_CORRUPT	(VD_BODY + VD_SYSRET + 1)
 
@@ -94,6 +105,7 @@
 /* How long a thread waits for the other one, at most */
 #define WAIT_SECONDS	30.0
 
+#if defined(__x86_64__)
 static const unsigned char vd_body[VD_LEN] = {
 	0x55,				/* push %rbp */
 	0x31, 0xed,			/* xor %ebp, %ebp */
@@ -103,6 +115,23 @@ static const unsigned char vd_body[VD_LEN] = {
 	0x5d,				/* pop %rbp */
 	0xc3,				/* ret */
 };
+
+#define VD_SYSNR	4		/* the system call number: imm32 */
+#define VD_PAD		0xcc		/* int3 */
+#else
+static const __u32 vd_body[VD_LEN / 4] = {
+	0xa9bf7bfd,			/* stp x29, x30, [sp, #-16]! */
+	0xaa1f03fd,			/* mov x29, xzr */
+	0xd2800008,			/* mov x8, #__NR_getppid */
+	0xd4000001,			/* svc #0 */
+	0xd503201f,			/* nop */
+	0xa8c17bfd,			/* ldp x29, x30, [sp], #16 */
+	0xd65f03c0,			/* ret */
+};
+
+#define VD_SYSNR	8		/* the system call number: imm16 << 5 */
+#define VD_PAD		0		/* udf #0 */
+#endif
 
 /* Room for a section of this many FREs: they take 7 bytes at most */
 #define VD_SEC_ROOM(fres)	((size_t)(fres) * 8 + 4096)
@@ -164,12 +193,18 @@ static int map_code(void)
 	long_sec.base = p + vd_code_len;
 	short_sec.base = long_sec.base + long_sec.room;
 
-	/* jmp rel32 to the function's body, int3 up to it */
-	memset(p, 0xcc, VD_BODY);
-	p[0] = 0xe9;
-	sfw_put(p + 1, VD_BODY - 5, 4);
+	/* A jump to the function's body, padding up to it */
+	memset(p, VD_PAD, VD_BODY);
 	memcpy(p + VD_BODY, vd_body, VD_LEN);
+#if defined(__x86_64__)
+	p[0] = 0xe9;			/* jmp rel32 */
+	sfw_put(p + 1, VD_BODY - 5, 4);
 	memcpy(p + VD_BODY + VD_SYSNR, &nr, sizeof(nr));
+#else
+	sfw_put(p, 0x14000000 | VD_BODY / 4, 4);	/* b VD_BODY */
+	sfw_put(p + VD_BODY + VD_SYSNR, vd_body[VD_SYSNR / 4] | nr << 5, 4);
+#endif
+	__builtin___clear_cache((char *)p, (char *)p + vd_code_len);
 	if (mprotect(p, vd_code_len, PROT_READ | PROT_EXEC)) {
 		ksft_perror("mprotect(PROT_READ | PROT_EXEC)");
 		return -1;
@@ -181,9 +216,10 @@ static int map_code(void)
 
 /*
  * A section with one FDE for the code, valid, and @n FREs: n - 2 of them
- * in the padding, one at each byte from the start (CFA = %rsp + 8), then
- * after the push (CFA = %rsp + 16, %rbp saved at CFA - 16), then after the
- * pop (CFA = %rsp + 8).
+ * in the padding, one at each byte from the start (x86-64: CFA = %rsp + 8;
+ * arm64: CFA = SP, the return address in the link register), then after
+ * the push (CFA = SP + 16, the frame pointer saved at CFA - 16; arm64: the
+ * return address at CFA - 8), then after the pop (as at the start).
  */
 static int write_sec(struct vd_sec *vs, unsigned int n)
 {
@@ -195,13 +231,20 @@ static int write_sec(struct vd_sec *vs, unsigned int n)
 	fres = calloc(n, sizeof(*fres));
 	if (!fres)
 		return -1;
+#if defined(__x86_64__)
 	for (i = 0; i < n - 2; i++)
 		fres[i] = sfw_fre(i, false, 1, 8);
 	fres[n - 2] = sfw_fre(VD_BODY + VD_PUSHED, false, 2, 16, -16);
 	fres[n - 1] = sfw_fre(VD_BODY + VD_POPPED, false, 1, 8);
+#else
+	for (i = 0; i < n - 2; i++)
+		fres[i] = sfw_fre(i, false, 1, 0);
+	fres[n - 2] = sfw_fre(VD_BODY + VD_PUSHED, false, 3, 16, -8, -16);
+	fres[n - 1] = sfw_fre(VD_BODY + VD_POPPED, false, 1, 0);
+#endif
 
 	sfw_fde_init(&fde, (unsigned long)vd_code, VD_SIZE_VALID, fres, n);
-	sfw_sec_init(&s, SFT_SFRAME_VERSION, SFW_ABI_AMD64_LE,
+	sfw_sec_init(&s, SFT_SFRAME_VERSION, VD_ABI,
 		     (unsigned long)vs->base, &fde, 1);
 	vs->len = sfw_write(&s, vs->base, vs->room);
 	free(fres);
