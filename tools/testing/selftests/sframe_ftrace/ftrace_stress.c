@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The stacktrace:user trigger under stress, on the debug kernel.
+ *
+ * Worker threads (named WORKER_COMM), each living for a second or so and
+ * then replaced, call a chain of three functions without frame pointers
+ * whose last makes a getppid system call, again and again.  Instance A
+ * records the user stack of their getppid system calls, of their exit
+ * system calls (served as they exit, never returning to user space) and of
+ * the timer interrupts that hit them (requests from interrupt context); its
+ * getppid trigger is removed and added again every few dozen milliseconds.
+ * Instance B has the same triggers and is removed and made again all the
+ * while, with requests in flight.  A reader decodes A's raw pages as they
+ * fill.
+ *
+ * It passes when every cookie record of A has exactly one stack with its
+ * cookie, of the same task, and no stack is without a cookie record (but
+ * for cookie records that say that no stack comes: an interrupt that hit a
+ * worker as it exited); when
+ * every stack of a getppid call is the chain, function by function from its
+ * file and offset; when A's buffer dropped and overwrote nothing, so that
+ * no stack can have gone missing unseen; and (run-guest checks it) when the
+ * kernel log shows no splat and kmemleak no leak.
+ *
+ *	ftrace_stress [SECONDS [THREADS]]	(default 60 s, 6 threads)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+
+#include "../kselftest.h"
+#include "../sframe/sframe_lib.h"
+#include "ftrace_util.h"
+
+#define WORKER_COMM	"ftstress-w"
+#define MAX_THREADS	32
+#define GETPPID		"events/syscalls/sys_enter_getppid"
+#define EXIT		"events/syscalls/sys_enter_exit"
+#define TIMER		"events/timer/hrtimer_expire_entry"
+#define TRIGGER		"stacktrace:user if comm == \"" WORKER_COMM "\""
+
+static struct sft_symtab syms;
+static char self_path[PATH_MAX];
+static struct sft_elf self_elf;
+static atomic_bool stop;
+
+/* The chain of the workers, innermost first, as its symbols name it */
+static const char * const chain[] = {
+	"sf_leaf", "sf_mid", "sf_top", "worker",
+};
+
+/* What the reader saw */
+struct counts {
+	unsigned long cookies, none, stacks, chain_ok, chain_bad, other,
+		      other_bad, orphans, duplicates;
+};
+
+/* A cookie seen, by task: its cookie records and its stacks */
+struct seen {
+	struct seen *next;
+	int pid;
+	unsigned long long cookie;
+	unsigned int records, stacks;
+};
+
+#define HASH_SIZE	4096
+
+static struct seen *table[HASH_SIZE];
+static unsigned long pending;	/* entries in the table */
+static struct counts counts;
+
+static __attribute__((noipa)) long sf_leaf(long x)
+{
+	long ret;
+
+	asm volatile("syscall"
+		     : "=a" (ret)
+		     : "0" ((long)__NR_getppid)
+		     : "rcx", "r11", "memory");
+	return ret + x;
+}
+
+static __attribute__((noipa)) long sf_mid(long x)
+{
+	long r = sf_leaf(x + 1);
+
+	asm volatile("" : "+r" (r));
+	return r + 1;
+}
+
+static __attribute__((noipa)) long sf_top(long x)
+{
+	long r = sf_mid(x + 1);
+
+	asm volatile("" : "+r" (r));
+	return r + 1;
+}
+
+struct slot {
+	pthread_t thread;
+	atomic_bool done;
+	bool running;
+	unsigned long calls;
+};
+
+static __attribute__((noipa)) void *worker(void *arg)
+{
+	struct slot *slot = arg;
+	struct timespec pace = { 0, 500 * 1000 };
+	long life = 200 + rand() % 400, r = 0;
+
+	prctl(PR_SET_NAME, WORKER_COMM);
+	while (life-- > 0 && !atomic_load(&stop)) {
+		r += sf_top(life);
+		slot->calls++;
+		nanosleep(&pace, NULL);
+	}
+	asm volatile("" : "+r" (r));
+	atomic_store(&slot->done, true);
+	return NULL;
+}
+
+static struct seen *lookup(int pid, unsigned long long cookie, bool add)
+{
+	unsigned int h = (cookie ^ (cookie >> 32) ^ pid) % HASH_SIZE;
+	struct seen *s;
+
+	for (s = table[h]; s; s = s->next)
+		if (s->pid == pid && s->cookie == cookie)
+			return s;
+	if (!add)
+		return NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		ksft_exit_fail_msg("out of memory\n");
+	s->pid = pid;
+	s->cookie = cookie;
+	s->next = table[h];
+	table[h] = s;
+	pending++;
+	return s;
+}
+
+static int on_cookie(void *ctx, int pid, unsigned long long cookie)
+{
+	struct counts *c = ctx;
+
+	c->cookies++;
+	if (!cookie) {
+		c->none++;
+		return 0;
+	}
+	lookup(pid, cookie, true)->records++;
+	return 0;
+}
+
+/* The function of frame @i of @s, if it is in this program */
+static const char *frame_func(const struct ftu_stack *s, unsigned int i)
+{
+	const struct ftu_frame *f = &s->frames[i];
+	const struct sft_sym *sym;
+	unsigned int j;
+
+	if (strcmp(f->name, self_path))
+		return NULL;
+	for (j = 0; j < self_elf.phnum; j++) {
+		const struct elf64_phdr *ph = &self_elf.phdr[j];
+		unsigned long addr;
+
+		if (ph->p_type != PT_LOAD || f->offset < ph->p_offset ||
+		    f->offset - ph->p_offset >= ph->p_filesz)
+			continue;
+		addr = syms.bias + ph->p_vaddr + (f->offset - ph->p_offset);
+		sym = sft_symtab_lookup(&syms, i ? addr - 1 : addr);
+		return sym ? sym->name : NULL;
+	}
+	return NULL;
+}
+
+static int on_stack(void *ctx, struct ftu_stack *s)
+{
+	struct seen *e = lookup(s->pid, s->cookie, true);
+	const char *func = s->nr ? frame_func(s, 0) : NULL;
+	struct counts *c = ctx;
+	unsigned int i;
+
+	c->stacks++;
+	if (++e->stacks > 1)
+		c->duplicates++;
+
+	if (func && !strcmp(func, chain[0])) {
+		bool ok = s->nr >= ARRAY_SIZE(chain);
+
+		for (i = 1; ok && i < ARRAY_SIZE(chain); i++) {
+			func = frame_func(s, i);
+			ok = func && !strcmp(func, chain[i]);
+		}
+		if (ok) {
+			c->chain_ok++;
+		} else if (c->chain_bad++ < 3) {
+			ksft_print_msg("a getppid stack that is not the chain:\n");
+			ftu_print_stack(s);
+		}
+		return 0;
+	}
+	/* Exit and interrupts: somewhere in a named object */
+	if (s->nr && s->frames[0].name[0] != '[') {
+		c->other++;
+	} else if (c->other_bad++ < 3) {
+		ksft_print_msg("a stack whose first frame has no file:\n");
+		ftu_print_stack(s);
+	}
+	return 0;
+}
+
+/* Drop the cookies that have both their records and their stack */
+static void settle(bool final)
+{
+	unsigned int h;
+
+	for (h = 0; h < HASH_SIZE; h++) {
+		struct seen **p = &table[h];
+
+		while (*p) {
+			struct seen *s = *p;
+
+			if (!final && !(s->records && s->stacks)) {
+				p = &s->next;
+				continue;
+			}
+			if (final && !s->records && counts.orphans++ < 5)
+				ksft_print_msg("task %d: stack %llx has no cookie record\n",
+					       s->pid, s->cookie);
+			if (final && !s->stacks && counts.orphans++ < 5)
+				ksft_print_msg("task %d: cookie %llx has no stack\n",
+					       s->pid, s->cookie);
+			*p = s->next;
+			free(s);
+			pending--;
+		}
+	}
+}
+
+struct reader {
+	pthread_t thread;
+	struct ftu_raw raw;
+	int err;
+};
+
+static void *reader_main(void *arg)
+{
+	struct timespec nap = { 0, 5 * 1000 * 1000 };
+	struct reader *r = arg;
+	unsigned int idle = 0;
+
+	/* After the workers stop: until the buffer stays empty for 2 s */
+	while (!atomic_load(&stop) || idle < 400) {
+		int n = ftu_raw_read(&r->raw);
+
+		if (n < 0) {
+			r->err = n;
+			break;
+		}
+		idle = n ? 0 : idle + 1;
+		if (!n)
+			nanosleep(&nap, NULL);
+		settle(false);
+	}
+	return NULL;
+}
+
+/* An instance with the triggers, the getppid one if @getppid */
+static int setup(struct ftu_instance *in, const char *name, bool getppid)
+{
+	char tname[64];
+	int ret;
+
+	snprintf(tname, sizeof(tname), "%s_%d", name, getpid());
+	ret = ftu_instance_create(in, tname);
+	if (ret)
+		return ret;
+	ret = ftu_write(in->dir, EXIT "/trigger", TRIGGER);
+	if (!ret)
+		ret = ftu_write(in->dir, TIMER "/trigger", TRIGGER);
+	if (!ret && getppid)
+		ret = ftu_write(in->dir, GETPPID "/trigger", TRIGGER);
+	return ret;
+}
+
+/* "overrun: N" and "dropped events: N" of every CPU of instance @dir */
+static unsigned long lost_events(const char *dir)
+{
+	unsigned long lost = 0;
+	char file[64], *text;
+	int cpu;
+
+	for (cpu = 0; cpu < FTU_MAX_CPUS; cpu++) {
+		const char *p;
+
+		char path[512];
+
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
+		snprintf(path, sizeof(path), "%s/%s", dir, file);
+		if (access(path, F_OK))
+			break;
+		text = ftu_read(dir, file, NULL);
+		if (!text)
+			break;
+		p = strstr(text, "overrun: ");
+		if (p)
+			lost += strtoul(p + 9, NULL, 10);
+		p = strstr(text, "dropped events: ");
+		if (p)
+			lost += strtoul(p + 16, NULL, 10);
+		free(text);
+	}
+	return lost;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	int seconds = argc > 1 ? atoi(argv[1]) : 60;
+	int nthreads = argc > 2 ? atoi(argv[2]) : 6;
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	unsigned long toggles = 0, recreated = 0, threads = 0, calls = 0;
+	struct reader reader = { };
+	struct ftu_instance a, b;
+	struct slot slots[MAX_THREADS] = { };
+	bool a_on = true;
+	unsigned long lost;
+	double end;
+	int i, ret;
+
+	ksft_print_header();
+	ksft_set_plan(4);
+	if (nthreads < 1 || nthreads > MAX_THREADS || seconds < 1)
+		ksft_exit_fail_msg("usage: %s [SECONDS [THREADS (1-%d)]]\n",
+				   argv[0], MAX_THREADS);
+	if (sft_symtab_load_self(&syms) ||
+	    !realpath("/proc/self/exe", self_path) ||
+	    sft_elf_load(&self_elf, self_path))
+		ksft_exit_fail_msg("cannot read this program\n");
+
+	if (setup(&a, "sframe_ftrace_stress_a", true) ||
+	    ftu_write(a.dir, "buffer_size_kb", "4096") ||
+	    setup(&b, "sframe_ftrace_stress_b", true))
+		ksft_exit_fail_msg("cannot set up the instances\n");
+	reader.raw.on_cookie = on_cookie;
+	reader.raw.on_stack = on_stack;
+	reader.raw.ctx = &counts;
+	if (ftu_raw_open(&reader.raw, a.dir) ||
+	    pthread_create(&reader.thread, NULL, reader_main, &reader))
+		ksft_exit_fail_msg("cannot start the reader\n");
+
+	ksft_print_msg("%d s, %d worker threads at a time\n", seconds,
+		       nthreads);
+	end = now() + seconds;
+	for (i = 0; now() < end; i++) {
+		int s;
+
+		for (s = 0; s < nthreads; s++) {
+			struct slot *sl = &slots[s];
+
+			if (sl->running && !atomic_load(&sl->done))
+				continue;
+			if (sl->running) {
+				pthread_join(sl->thread, NULL);
+				calls += sl->calls;
+			}
+			sl->calls = 0;
+			atomic_store(&sl->done, false);
+			sl->running = !pthread_create(&sl->thread, NULL,
+						      worker, sl);
+			threads += sl->running;
+		}
+		/* Toggle A's getppid trigger every 50 ms */
+		if (i % 5 == 0) {
+			a_on = !a_on;
+			ret = ftu_write(a.dir, GETPPID "/trigger",
+					a_on ? TRIGGER : "!stacktrace:user");
+			if (ret)
+				break;
+			toggles++;
+		}
+		/* Remove and make B again every 250 ms */
+		if (i % 25 == 12) {
+			ret = ftu_instance_remove(&b);
+			if (!ret)
+				ret = setup(&b, "sframe_ftrace_stress_b", true);
+			if (ret)
+				break;
+			recreated++;
+		}
+		nanosleep(&tick, NULL);
+	}
+	atomic_store(&stop, true);
+	for (i = 0; i < nthreads; i++) {
+		if (slots[i].running) {
+			pthread_join(slots[i].thread, NULL);
+			calls += slots[i].calls;
+		}
+	}
+	pthread_join(reader.thread, NULL);
+	lost = lost_events(a.dir);
+	ftu_raw_close(&reader.raw);
+	settle(true);
+	ftu_instance_remove(&b);
+	ftu_instance_remove(&a);
+
+	ksft_print_msg("%lu threads, %lu getppid calls\n", threads, calls);
+	ksft_print_msg("A's getppid trigger toggled %lu times, B made %lu times\n",
+		       toggles, recreated);
+	ksft_print_msg("A: %lu cookie records, %lu of them without a stack to come\n",
+		       counts.cookies, counts.none);
+	ksft_print_msg("A: %lu stacks: getppid %lu right, %lu wrong\n",
+		       counts.stacks, counts.chain_ok, counts.chain_bad);
+	ksft_print_msg("A: %lu stacks of exits and interrupts, %lu without a file\n",
+		       counts.other, counts.other_bad);
+	ksft_print_msg("A: %lu records without their match, %lu duplicate stacks\n",
+		       counts.orphans, counts.duplicates);
+	ksft_print_msg("A: %lu records dropped or overwritten, %u undecodable\n",
+		       lost, reader.raw.bad);
+
+	ksft_test_result(!ret && !reader.err && toggles > 10 && recreated > 2,
+			 "the triggers toggled and instance B made again under load\n");
+	ksft_test_result(!lost && !reader.raw.bad && counts.cookies > 100,
+			 "A's buffer lost nothing (%lu cookie records)\n",
+			 counts.cookies);
+	ksft_test_result(!counts.orphans && !counts.duplicates,
+			 "every cookie record has exactly one stack, every stack its cookie record\n");
+	ksft_test_result(counts.chain_ok > 100 && !counts.chain_bad &&
+			 !counts.other_bad,
+			 "every getppid stack is the chain, named by file and offset (%lu)\n",
+			 counts.chain_ok);
+	sft_elf_free(&self_elf);
+	sft_symtab_free(&syms);
+	ksft_finished();
+}
