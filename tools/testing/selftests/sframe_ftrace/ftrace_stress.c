@@ -13,6 +13,12 @@
  * while, with requests in flight.  A reader decodes A's raw pages as they
  * fill.
  *
+ * A lives all the while, so a cookie record of A without its stack is a
+ * stack lost while its instance lives: a bug.  The stacks of B that were
+ * not written when B went are the documented case (they go with B's
+ * buffer); B is not read.  A cookie record can come after its stack (see
+ * on_cookie()): records are matched once the reader is done.
+ *
  * It passes when every cookie record of A has exactly one stack with its
  * cookie, of the same task, and no stack is without a cookie record (but
  * for cookie records that say that no stack comes: an interrupt that hit a
@@ -61,7 +67,7 @@ static const char * const chain[] = {
 /* What the reader saw */
 struct counts {
 	unsigned long cookies, none, stacks, chain_ok, chain_bad, other,
-		      other_bad, orphans, duplicates;
+		      other_bad, orphans, duplicates, late, late_settled;
 };
 
 /* A cookie seen, by task: its cookie records and its stacks */
@@ -72,7 +78,7 @@ struct seen {
 	unsigned int records, stacks;
 };
 
-#define HASH_SIZE	4096
+#define HASH_SIZE	65536
 
 static struct seen *table[HASH_SIZE];
 static unsigned long pending;	/* entries in the table */
@@ -153,13 +159,27 @@ static struct seen *lookup(int pid, unsigned long long cookie, bool add)
 static int on_cookie(void *ctx, int pid, unsigned long long cookie)
 {
 	struct counts *c = ctx;
+	struct seen *s;
 
 	c->cookies++;
 	if (!cookie) {
 		c->none++;
 		return 0;
 	}
-	lookup(pid, cookie, true)->records++;
+	s = lookup(pid, cookie, true);
+	/*
+	 * A cookie record read after its stack: an event of the same entry
+	 * into the kernel that fired after the callback had run, such as a
+	 * timer interrupt between the task work and the return to user
+	 * space (the unwinder then answers "already done" with the same
+	 * cookie), or a record on another CPU's buffer read later.
+	 */
+	if (s->stacks) {
+		c->late++;
+		if (s->records)
+			c->late_settled++;
+	}
+	s->records++;
 	return 0;
 }
 
@@ -222,8 +242,14 @@ static int on_stack(void *ctx, struct ftu_stack *s)
 	return 0;
 }
 
-/* Drop the cookies that have both their records and their stack */
-static void settle(bool final)
+/*
+ * At the end: report the cookies without both their records and their
+ * stack, and drop them all.  None is dropped before, when it first has
+ * both: more cookie records of the same entry into the kernel may still
+ * come after the stack (see on_cookie()), and would then look like cookie
+ * records without a stack.
+ */
+static void settle(void)
 {
 	unsigned int h;
 
@@ -233,14 +259,10 @@ static void settle(bool final)
 		while (*p) {
 			struct seen *s = *p;
 
-			if (!final && !(s->records && s->stacks)) {
-				p = &s->next;
-				continue;
-			}
-			if (final && !s->records && counts.orphans++ < 5)
+			if (!s->records && counts.orphans++ < 5)
 				ksft_print_msg("task %d: stack %llx has no cookie record\n",
 					       s->pid, s->cookie);
-			if (final && !s->stacks && counts.orphans++ < 5)
+			if (!s->stacks && counts.orphans++ < 5)
 				ksft_print_msg("task %d: cookie %llx has no stack\n",
 					       s->pid, s->cookie);
 			*p = s->next;
@@ -273,7 +295,6 @@ static void *reader_main(void *arg)
 		idle = n ? 0 : idle + 1;
 		if (!n)
 			nanosleep(&nap, NULL);
-		settle(false);
 	}
 	return NULL;
 }
@@ -420,7 +441,7 @@ int main(int argc, char **argv)
 	pthread_join(reader.thread, NULL);
 	lost = lost_events(a.dir);
 	ftu_raw_close(&reader.raw);
-	settle(true);
+	settle();
 	ftu_instance_remove(&b);
 	ftu_instance_remove(&a);
 
@@ -435,6 +456,8 @@ int main(int argc, char **argv)
 		       counts.other, counts.other_bad);
 	ksft_print_msg("A: %lu records without their match, %lu duplicate stacks\n",
 		       counts.orphans, counts.duplicates);
+	ksft_print_msg("A: %lu cookie records after their stack, %lu after a record too\n",
+		       counts.late, counts.late_settled);
 	ksft_print_msg("A: %lu records dropped or overwritten, %u undecodable\n",
 		       lost, reader.raw.bad);
 
