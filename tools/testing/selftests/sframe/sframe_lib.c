@@ -5,15 +5,18 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <linux/auxvec.h>
 #include <linux/elf.h>
 #include <linux/perf_event.h>
@@ -994,4 +997,76 @@ void sft_regs_dump(void)
 	while (fgets(line, sizeof(line), f))
 		ksft_print_msg("  %s", line);
 	fclose(f);
+}
+
+/**
+ * sft_wait() - Wait for a child, for a bounded time
+ * @pid: the child
+ * @timeout_s: seconds; then it is killed
+ * @what: what it is, for the messages
+ *
+ * Return: its exit code, or -1 after printing how it died or hung.
+ */
+int sft_wait(pid_t pid, int timeout_s, const char *what)
+{
+	struct timespec nap = { 0, 10 * 1000 * 1000 };
+	long naps = timeout_s * 100L;
+	int status;
+	pid_t got;
+
+	for (;;) {
+		got = waitpid(pid, &status, WNOHANG);
+		if (got == pid)
+			break;
+		if (got < 0) {
+			ksft_print_msg("waitpid(%s): %s\n", what,
+				       strerror(errno));
+			return -1;
+		}
+		if (naps-- <= 0) {
+			ksft_print_msg("%s (pid %d) still runs after %d s: killing it\n",
+				       what, pid, timeout_s);
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			return -1;
+		}
+		nanosleep(&nap, NULL);
+	}
+	if (WIFSIGNALED(status)) {
+		ksft_print_msg("%s (pid %d) was killed by signal %d (%s)\n",
+			       what, pid, WTERMSIG(status),
+			       strsignal(WTERMSIG(status)));
+		return -1;
+	}
+	return WEXITSTATUS(status);
+}
+
+/**
+ * sft_spawn() - Run a program and wait for it, for a bounded time
+ * @argv: its arguments, @argv[0] the program
+ * @env: a variable to add to its environment, "NAME=value", or NULL
+ * @timeout_s: seconds it may take; then it is killed
+ *
+ * Return: its exit code, or -1 when it did not run, died or hung (printed).
+ */
+int sft_spawn(char *const argv[], const char *env, int timeout_s)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		ksft_perror("fork");
+		return -1;
+	}
+	if (!pid) {
+		if (env)
+			putenv((char *)env);
+		execv(argv[0], argv);
+		ksft_print_msg("exec %s: %s\n", argv[0], strerror(errno));
+		fflush(stdout);
+		_exit(126);
+	}
+	return sft_wait(pid, timeout_s, argv[0]);
 }

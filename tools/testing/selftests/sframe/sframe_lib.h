@@ -263,9 +263,10 @@ do {									\
 			      SFT_RECORD_CHAIN(&__probe.run)));		\
 } while (0)
 
-/* Child processes (sframe_run.c) */
+/* Child processes (sft_wait() and sft_spawn() in sframe_lib.c) */
 
 int sft_wait(pid_t pid, int timeout_s, const char *what);
+int sft_spawn(char *const argv[], const char *env, int timeout_s);
 int sft_run_probe(const char *path, int expect, const char *bias,
 		  int timeout_s);
 int sft_exe_dir(char *buf, size_t len);

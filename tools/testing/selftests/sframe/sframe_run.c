@@ -6,13 +6,10 @@
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-#include <sys/wait.h>
 
 #include "../kselftest.h"
 #include "sframe_lib.h"
@@ -401,72 +398,6 @@ int sft_probe_finish(struct sft_probe *p, int err)
 }
 
 /**
- * sft_wait() - Wait for a child, for a bounded time
- * @pid: the child
- * @timeout_s: seconds; then it is killed
- * @what: what it is, for the messages
- *
- * Return: its exit code, or -1 after printing how it died or hung.
- */
-int sft_wait(pid_t pid, int timeout_s, const char *what)
-{
-	struct timespec nap = { 0, 10 * 1000 * 1000 };
-	long naps = timeout_s * 100L;
-	int status;
-	pid_t got;
-
-	for (;;) {
-		got = waitpid(pid, &status, WNOHANG);
-		if (got == pid)
-			break;
-		if (got < 0) {
-			ksft_print_msg("waitpid(%s): %s\n", what,
-				       strerror(errno));
-			return -1;
-		}
-		if (naps-- <= 0) {
-			ksft_print_msg("%s (pid %d) still runs after %d s: killing it\n",
-				       what, pid, timeout_s);
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			return -1;
-		}
-		nanosleep(&nap, NULL);
-	}
-	if (WIFSIGNALED(status)) {
-		ksft_print_msg("%s (pid %d) was killed by signal %d (%s)\n",
-			       what, pid, WTERMSIG(status),
-			       strsignal(WTERMSIG(status)));
-		return -1;
-	}
-	return WEXITSTATUS(status);
-}
-
-/*
- * Run a program (@argv[0]) and wait for it, for a bounded time.  Return: its
- * exit code, or -1 when it did not run, died or hung (printed).
- */
-static int spawn(char *const argv[], int timeout_s)
-{
-	pid_t pid;
-
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	if (pid < 0) {
-		ksft_perror("fork");
-		return -1;
-	}
-	if (!pid) {
-		execv(argv[0], argv);
-		ksft_print_msg("exec %s: %s\n", argv[0], strerror(errno));
-		fflush(stdout);
-		_exit(126);
-	}
-	return sft_wait(pid, timeout_s, argv[0]);
-}
-
-/**
  * sft_run_probe() - Run a program in probe mode and get its verdict
  * @path: the program (a test program or a copy of one)
  * @expect: the verdict the caller expects (passed on, for the messages)
@@ -487,7 +418,7 @@ int sft_run_probe(const char *path, int expect, const char *bias,
 	argv[3] = (char *)bias;
 	argv[4] = NULL;
 
-	ret = spawn(argv, timeout_s);
+	ret = sft_spawn(argv, NULL, timeout_s);
 	if (ret > SFT_BROKEN) {
 		ksft_print_msg("%s exited with %d, not a verdict\n", path, ret);
 		return -1;

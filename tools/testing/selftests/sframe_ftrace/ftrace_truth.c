@@ -500,7 +500,7 @@ static int run_without_sframe(void)
 	argv[0] = path;
 	argv[1] = "--chain";
 	argv[2] = NULL;
-	ret = ftu_run(argv, NULL, CHILD_TIMEOUT);
+	ret = sft_spawn(argv, NULL, CHILD_TIMEOUT);
 	unlink(path);
 	return ret;
 }
@@ -518,7 +518,7 @@ static int run_self(const char *dir, const char *arg1, const char *arg2,
 	argv[1] = (char *)arg1;
 	argv[2] = (char *)arg2;
 	argv[3] = NULL;
-	return ftu_run(argv, audit ? env : NULL, CHILD_TIMEOUT);
+	return sft_spawn(argv, audit ? env : NULL, CHILD_TIMEOUT);
 }
 
 static void test_lib(const char *dir, const char *name, int version)

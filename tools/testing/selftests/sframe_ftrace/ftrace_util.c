@@ -5,15 +5,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 #include "../kselftest.h"
 #include "ftrace_util.h"
@@ -789,52 +786,4 @@ bool ftu_same_stack(const struct ftu_stack *a, const struct ftu_stack *b)
 		    a->frames[i].offset != b->frames[i].offset)
 			return false;
 	return true;
-}
-
-/**
- * ftu_run() - Run a program and wait for it, for a bounded time
- * @argv: its arguments, @argv[0] the program
- * @env: a variable to add to the environment, "NAME=value", or NULL
- * @timeout_s: seconds it may take; then it is killed
- *
- * Return: its exit status, or -1 after printing how it died or hung.
- */
-int ftu_run(char *const argv[], const char *env, int timeout_s)
-{
-	struct timespec nap = { 0, 10 * 1000 * 1000 };
-	long naps = timeout_s * 100L;
-	int status;
-	pid_t pid;
-
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	if (pid < 0) {
-		ksft_perror("fork");
-		return -1;
-	}
-	if (!pid) {
-		if (env)
-			putenv((char *)env);
-		execv(argv[0], argv);
-		ksft_print_msg("exec %s: %s\n", argv[0], strerror(errno));
-		fflush(stdout);
-		_exit(126);
-	}
-	while (waitpid(pid, &status, WNOHANG) == 0) {
-		if (naps-- <= 0) {
-			ksft_print_msg("%s still runs after %d s: killing it\n",
-				       argv[0], timeout_s);
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			return -1;
-		}
-		nanosleep(&nap, NULL);
-	}
-	if (WIFSIGNALED(status)) {
-		ksft_print_msg("%s was killed by signal %d\n", argv[0],
-			       WTERMSIG(status));
-		return -1;
-	}
-	return WEXITSTATUS(status);
 }

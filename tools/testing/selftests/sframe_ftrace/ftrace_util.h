@@ -95,7 +95,4 @@ void ftu_raw_close(struct ftu_raw *r);
 int ftu_raw_stacks(const char *dir, struct ftu_trace *t);
 bool ftu_same_stack(const struct ftu_stack *a, const struct ftu_stack *b);
 
-/* Run @argv (@argv[0] the program) with @env ("NAME=value") added */
-int ftu_run(char *const argv[], const char *env, int timeout_s);
-
 #endif /* FTRACE_UTIL_H */
