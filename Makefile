@@ -26,7 +26,7 @@ help:
 	@echo '  make refresh       regenerate the overlay and patches/ from the commits in out/tree'
 	@echo '  make series        write the git format-patch series and cover letter to out/series'
 	@echo '  make bench         decoder benchmark: ours vs libsframe, ns per lookup'
-	@echo '  make stress        the debug kernel under DURATION seconds (600) of sframe_stress'
+	@echo '  make stress        the debug kernel under DURATION seconds (600) of sframe_stress, then of ftrace_stress'
 	@echo '  make sparse        sparse (C=2) on the files of the series, in the test kernel build'
 	@echo '  make distro        W=1 build of the series objects with Debian'"'"'s config and allmodconfig'
 	@echo '  make roots         make the Debian roots (trixie, sid) if missing'

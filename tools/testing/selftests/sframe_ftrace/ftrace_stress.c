@@ -2,15 +2,17 @@
 /*
  * The stacktrace:user trigger under stress, on the debug kernel.
  *
- * Worker threads (named WORKER_COMM), each living for a second or so and
+ * Worker threads (named WORKER_COMM), each living for 100 to 300 ms and
  * then replaced, call a chain of three functions without frame pointers
  * whose last makes a getppid system call, again and again.  Instance A
  * records the user stack of their getppid system calls, of their exit
  * system calls (served as they exit, never returning to user space) and of
  * the timer interrupts that hit them (requests from interrupt context); its
- * getppid trigger is removed and added again every few dozen milliseconds.
- * Instance B has the same triggers and is removed and made again all the
- * while, with requests in flight.  A reader decodes A's raw pages as they
+ * getppid trigger is removed and added again every 50 ms.  Instance B has
+ * the same triggers and is removed and made again every 250 ms, with
+ * requests in flight.  The pace is by the clock, not by loop counts: on a
+ * slow machine (TCG) with many threads, the main thread still toggles and
+ * removes as often as it runs.  A reader decodes A's raw pages as they
  * fill.
  *
  * A lives all the while, so a cookie record of A without its stack is a
@@ -28,7 +30,10 @@
  * no stack can have gone missing unseen; and (run-guest checks it) when the
  * kernel log shows no splat and kmemleak no leak.
  *
- *	ftrace_stress [SECONDS [THREADS]]	(default 60 s, 6 threads)
+ *	ftrace_stress [SECONDS [THREADS]]	(default 20 s, 6 threads)
+ *
+ * make check runs the default; make stress runs it for its DURATION with
+ * more threads.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -115,18 +120,28 @@ struct slot {
 	pthread_t thread;
 	atomic_bool done;
 	bool running;
+	unsigned int life_ms;	/* 100 ms and this */
 	unsigned long calls;
 };
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
 static __attribute__((noipa)) void *worker(void *arg)
 {
 	struct slot *slot = arg;
 	struct timespec pace = { 0, 500 * 1000 };
-	long life = 200 + rand() % 400, r = 0;
+	double end = now() + (100 + slot->life_ms) / 1000.0;
+	long r = 0;
 
 	prctl(PR_SET_NAME, WORKER_COMM);
-	while (life-- > 0 && !atomic_load(&stop)) {
-		r += sf_top(life);
+	while (now() < end && !atomic_load(&stop)) {
+		r += sf_top(r);
 		slot->calls++;
 		nanosleep(&pace, NULL);
 	}
@@ -347,17 +362,9 @@ static unsigned long lost_events(const char *dir)
 	return lost;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 int main(int argc, char **argv)
 {
-	int seconds = argc > 1 ? atoi(argv[1]) : 60;
+	int seconds = argc > 1 ? atoi(argv[1]) : 20;
 	int nthreads = argc > 2 ? atoi(argv[2]) : 6;
 	struct timespec tick = { 0, 10 * 1000 * 1000 };
 	unsigned long toggles = 0, recreated = 0, threads = 0, calls = 0;
@@ -366,8 +373,8 @@ int main(int argc, char **argv)
 	struct slot slots[MAX_THREADS] = { };
 	bool a_on = true;
 	unsigned long lost;
-	double end;
-	int i, ret;
+	double end, t, next_toggle, next_remake;
+	int i, ret = 0;
 
 	ksft_print_header();
 	ksft_set_plan(4);
@@ -392,8 +399,11 @@ int main(int argc, char **argv)
 
 	ksft_print_msg("%d s, %d worker threads at a time\n", seconds,
 		       nthreads);
-	end = now() + seconds;
-	for (i = 0; now() < end; i++) {
+	t = now();
+	end = t + seconds;
+	next_toggle = t + 0.05;
+	next_remake = t + 0.125;
+	for (; t < end; t = now()) {
 		int s;
 
 		for (s = 0; s < nthreads; s++) {
@@ -406,13 +416,15 @@ int main(int argc, char **argv)
 				calls += sl->calls;
 			}
 			sl->calls = 0;
+			sl->life_ms = rand() % 200;
 			atomic_store(&sl->done, false);
 			sl->running = !pthread_create(&sl->thread, NULL,
 						      worker, sl);
 			threads += sl->running;
 		}
 		/* Toggle A's getppid trigger every 50 ms */
-		if (i % 5 == 0) {
+		if (t >= next_toggle) {
+			next_toggle = t + 0.05;
 			a_on = !a_on;
 			ret = ftu_write(a.dir, GETPPID "/trigger",
 					a_on ? TRIGGER : "!stacktrace:user");
@@ -421,7 +433,8 @@ int main(int argc, char **argv)
 			toggles++;
 		}
 		/* Remove and make B again every 250 ms */
-		if (i % 25 == 12) {
+		if (t >= next_remake) {
+			next_remake = t + 0.25;
 			ret = ftu_instance_remove(&b);
 			if (!ret)
 				ret = setup(&b, "sframe_ftrace_stress_b", true);
