@@ -24,8 +24,10 @@
  */
 #include <linux/dcache.h>
 #include <linux/fs.h>
+#include <linux/local_lock.h>
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
+#include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/unwind_deferred.h>
 
@@ -41,8 +43,63 @@
 /* The largest record written, whatever the size of the sub-buffers. */
 #define USER_STACK_MAX_RECORD		(2 * PAGE_SIZE)
 
+/*
+ * Where a stack is resolved before it is written: room for the frames and,
+ * apart, for the names, each as large as the largest record.
+ */
+#define USER_STACK_SCRATCH_SIZE		(2 * USER_STACK_MAX_RECORD)
+
 /* Instances that hold an unwind_work, protected by event_mutex */
 static unsigned int user_stack_instances;
+
+/*
+ * A scratch buffer per CPU, so that a trigger on a hot event does not
+ * allocate per stack.  They exist while an instance holds an unwind_work:
+ * made by the first trace_user_stack_get(), freed by the last
+ * trace_user_stack_release(), after which no callback runs.  The callback
+ * may sleep for the mmap lock: it takes the buffer after that, and keeps
+ * the local lock (no migration, no other user on this CPU) until the stack
+ * is in the ring buffer.
+ */
+struct user_stack_scratch {
+	local_lock_t	lock;
+	void		*buf;
+};
+
+static DEFINE_PER_CPU(struct user_stack_scratch, user_stack_scratch) = {
+	.lock = INIT_LOCAL_LOCK(lock),
+};
+
+static void user_stack_scratch_free(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct user_stack_scratch *s = per_cpu_ptr(&user_stack_scratch,
+							   cpu);
+
+		kfree(s->buf);
+		s->buf = NULL;
+	}
+}
+
+static int user_stack_scratch_alloc(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct user_stack_scratch *s = per_cpu_ptr(&user_stack_scratch,
+							   cpu);
+
+		s->buf = kmalloc_node(USER_STACK_SCRATCH_SIZE, GFP_KERNEL,
+				      cpu_to_node(cpu));
+		if (!s->buf) {
+			user_stack_scratch_free();
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
 
 /* What a frame is in, while a stack is being resolved */
 struct user_stack_build {
@@ -233,32 +290,31 @@ static void user_stack_callback(struct unwind_work *work,
 	struct user_stack_deferred_entry *entry;
 	struct mm_struct *mm = current->mm;
 	struct user_stack_build b = { };
-	size_t max, frames_size;
+	struct user_stack_scratch *scratch;
 	unsigned int nr;
-	u64 *buf;
+	size_t max;
 
 	max = min(ring_buffer_max_event_size(tr->array_buffer.buffer),
 		  USER_STACK_MAX_RECORD);
 	if (max < sizeof(*entry))
 		return;
 
-	/* Frames and names go to two parts, then into the record. */
-	frames_size = min_t(size_t, max, trace->nr * sizeof(*buf));
-	buf = kmalloc(frames_size + max, GFP_KERNEL);
-	if (!buf || !mm || mmap_read_lock_killable(mm)) {
-		kfree(buf);
+	if (!mm || mmap_read_lock_killable(mm)) {
 		user_stack_write_unnamed(tr, cookie, trace, max);
 		return;
 	}
-	b.frames = buf;
-	b.names = (char *)buf + frames_size;
+	/* Frames and names go to two halves, then into the record. */
+	local_lock(&user_stack_scratch.lock);
+	scratch = this_cpu_ptr(&user_stack_scratch);
+	b.frames = scratch->buf;
+	b.names = scratch->buf + USER_STACK_MAX_RECORD;
 	b.room = max - sizeof(*entry);
 	nr = user_stack_resolve(&b, mm, trace);
 	mmap_read_unlock(mm);
 
 	user_stack_write(tr, cookie, b.frames, nr, b.names, b.names_len,
 			 b.nr_names, trace->nr - nr);
-	kfree(buf);
+	local_unlock(&user_stack_scratch.lock);
 }
 
 /**
@@ -270,7 +326,7 @@ static void user_stack_callback(struct unwind_work *work,
  * event_mutex held.
  *
  * Return: 0; -ENOSPC when instances hold as many unwinders as they may;
- * -EBUSY when the system has no unwinder left.
+ * -EBUSY when the system has no unwinder left; -ENOMEM.
  */
 int trace_user_stack_get(struct trace_array *tr)
 {
@@ -282,9 +338,17 @@ int trace_user_stack_get(struct trace_array *tr)
 		return 0;
 	if (user_stack_instances >= USER_STACK_MAX_INSTANCES)
 		return -ENOSPC;
+	if (!user_stack_instances) {
+		ret = user_stack_scratch_alloc();
+		if (ret)
+			return ret;
+	}
 	ret = unwind_deferred_init(&tr->user_stack_work, user_stack_callback);
-	if (ret)
+	if (ret) {
+		if (!user_stack_instances)
+			user_stack_scratch_free();
 		return ret;
+	}
 	user_stack_instances++;
 	tr->user_stack_ready = true;
 	return 0;
@@ -307,7 +371,8 @@ void trace_user_stack_release(struct trace_array *tr)
 	/* Waits for callbacks that run, and stops the others. */
 	unwind_deferred_cancel(&tr->user_stack_work);
 	tr->user_stack_ready = false;
-	user_stack_instances--;
+	if (!--user_stack_instances)
+		user_stack_scratch_free();
 }
 
 /**
