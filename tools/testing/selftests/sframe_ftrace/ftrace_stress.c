@@ -10,12 +10,13 @@
  * the timer interrupts that hit them (requests from interrupt context); its
  * getppid trigger is removed and added again every 50 ms.  Instance B has
  * the same triggers and is removed and made again every 250 ms, with
- * requests in flight.  Each of the three has a thread of its own, paced by
- * the clock: making an instance takes seconds under TCG, and must not hold
- * up the workers' replacements.  (Under TCG with the workers busy, a toggle
- * or a remake takes seconds, event_mutex mostly: 3 toggles and 1 remake in
- * 20 s, 11 and 3 in 60 s with 32 threads; a few are all the test asks for.)  A reader decodes A's raw pages as they
- * fill.
+ * requests in flight.  A reader decodes A's raw pages as they fill.
+ *
+ * The workers, the toggles and B each have a thread of their own, paced by
+ * the clock: making an instance takes seconds under TCG and must not hold
+ * up the workers' replacements.  Under TCG with the workers busy, a toggle
+ * or a remake takes seconds (event_mutex, mostly): 3 toggles and 1 remake
+ * in 20 s, 11 and 3 in 60 s with 32 threads; the test asks for a few.
  *
  * A lives all the while, so a cookie record of A without its stack is a
  * stack lost while its instance lives: a bug.  The stacks of B that were
