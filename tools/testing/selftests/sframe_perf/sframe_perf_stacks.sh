@@ -18,7 +18,10 @@
 #
 # Then --call-graph dwarf, perf's own unwinder, on the same program: it must
 # give the chain too, and perf script and perf report --children --sort
-# dso,sym must name the same symbols for both.
+# dso,sym must name the same symbols for both, down to _start.  The C
+# library and ld.so of the guest have no .sframe: the V2 program runs with
+# the audit module and the SFrame sidecars of both (made by the codectl
+# kselftests' build), as a distribution would have them registered.
 #
 # Each perf command costs seconds in a guest under emulation, so one perf
 # record takes all the cases at once, each case's truth in its own
@@ -35,7 +38,8 @@ if [ "${1:-}" = --workloads ]; then
 		mkdir -p "$d/$c" || exit 1
 	done
 	lib=$PWD/libsframe_perf_chain.so
-	./sframe_perf_v2 chain "$d/v2" $RUNS &&
+	LD_AUDIT=$PWD/sframe-audit.so SFRAME_SIDECAR_PREFIX=$SIDECARS \
+		./sframe_perf_v2 chain "$d/v2" $RUNS &&
 	./sframe_perf_v3 chain "$d/v3" $RUNS &&
 	./sframe_perf_fp chain "$d/fp" $RUNS &&
 	./sframe_perf_v2 threads "$d/threads" 4 $RUNS &&
@@ -52,9 +56,14 @@ fi
 NR_GETPPID=110
 # The chain's stack is some 45 KiB deep (st_big_frame has 40 KiB of locals).
 DWARF_SIZE=65528
+# The SFrame sidecars of the guest's C library and ld.so.
+SIDECARS=$SFP_DIR/../codectl/sidecars-v2
+export SIDECARS
 
 ktap_print_header
 sfp_require
+[ -d "$SIDECARS/.build-id" ] ||
+	ktap_exit_fail_msg "no sidecars in $SIDECARS: the codectl kselftests' build makes them"
 ktap_set_plan 13
 
 printf '[call-graph]\n\trecord-mode = sframe\n' >"$SFP_TMP/perfconfig"
@@ -100,14 +109,13 @@ sfp_result "exit, perf record of the command: unwound on the way out" \
 mkdir -p "$t/dwarf"
 sfp_record dwarf -e syscalls:sys_enter_getppid \
 	--call-graph dwarf,$DWARF_SIZE -- \
+	env LD_AUDIT="$SFP_DIR/sframe-audit.so" SFRAME_SIDECAR_PREFIX="$SIDECARS" \
 	"$SFP_DIR/sframe_perf_v2" chain "$t/dwarf" $RUNS
 sfp_result "dwarf,$DWARF_SIZE: perf's DWARF unwinder gives the chain" \
 	sfp_check dwarf "$t/dwarf" -v callers=call
 
 # user_syms NAME TRUTHDIR: the symbols of the user frames of the getppid
-# samples of the thread of TRUTHDIR, a line per sample, down to main and
-# the frame after it (in the C library, which has no SFrame section: the
-# frame pointer unwinder cannot go further there).
+# samples of the thread of TRUTHDIR, a line per sample, all of them.
 user_syms() {
 	local tid
 
@@ -115,10 +123,9 @@ user_syms() {
 	awk -v tid="${tid#truth.}" '
 		/^[^\t]/ && !/^[ \t]*$/ {
 			ours = $0 ~ ("/" tid " .*syscalls:sys_enter_getppid:")
-			line = ""; n = 0; done = 0; next }
-		/^\t/ && ours && !done && $NF != "([kernel.kallsyms])" {
-			line = line " " $2; if (main) done = 1; main = $2 == "main" }
-		/^[ \t]*$/ { if (ours && line != "") print line; ours = 0; main = 0 }
+			line = ""; next }
+		/^\t/ && ours && $NF != "([kernel.kallsyms])" { line = line " " $2 }
+		/^[ \t]*$/ { if (ours && line != "") print line; ours = 0 }
 		END { if (ours && line != "") print line }' "$SFP_TMP/$1.script"
 }
 
@@ -143,18 +150,18 @@ ktap_print_msg "sframe, first sample:$(head -n1 "$SFP_TMP/sframe.syms")"
 ktap_print_msg "dwarf, first sample:$(head -n1 "$SFP_TMP/dwarf.syms")"
 same_as_dwarf syms "perf script: the user symbols of each sample"
 
-# report NAME PID: perf report's rows of the program for the getppid
-# samples of PID.  _start is left out: it is reached through the C
-# library's __libc_start_call_main, which has no .sframe here, so whether
-# the frame pointer unwinder gets past it depends on what the register
-# happens to hold (the DWARF unwinder always does).
+# report NAME PID: perf report's rows of the user-space objects for the
+# getppid samples of PID.  A frame without a symbol (the C library's
+# __libc_start_call_main is not in its dynamic symbol table) is shown by
+# address, which ASLR changes from run to run: it becomes "[unknown]".
 report() {
 	"$PERF" report -i "$SFP_TMP/$1.data" --pid "$2" --percentage relative \
 		--stdio --children \
 		--sort dso,sym -g none --percent-limit 0 2>&1 |
 		awk '/^# Samples: .* of event / {
 			     ours = $0 ~ /syscalls:sys_enter_getppid/ }
-		     ours && / sframe_perf_v2 / && $NF != "_start" { print }' |
+		     ours && !/^#/ && /%/ && !/\[kernel\.kallsyms\]/ {
+			     sub(/\[\.\] 0x[0-9a-f]+$/, "[.] [unknown]"); print }' |
 		sort
 }
 
