@@ -64,8 +64,11 @@
 #define BT_BELOW	5
 /* Runs of each kind that are timed */
 #define BT_RUNS		3
-/* Generous: unbounded, the walk took 5.3 s under TCG */
-#define BT_MAX_SECONDS	0.5
+/*
+ * Unbounded, the walk took 5.3 s under TCG; bounded, up to 0.49 s on the
+ * debug kernel, and more on a loaded host: a third of the unbounded time.
+ */
+#define BT_MAX_SECONDS	1.5
 /* How long the child is left in its walks before SIGKILL */
 #define BT_KILL_DELAY_MS	200
 
