@@ -7,7 +7,7 @@
 S := scripts
 
 .PHONY: help demo check check-fast check-kernel check-kernel-arm64 check-series kernel tree sparse \
-	refresh series bench bench-perf stress distro roots clean
+	refresh series bench bench-perf bench-kernel stress distro roots clean
 
 # Seconds of make stress
 DURATION ?= 600
@@ -27,6 +27,7 @@ help:
 	@echo '  make series        write the git format-patch series and cover letter to out/series'
 	@echo '  make bench         decoder benchmark: ours vs libsframe, ns per lookup'
 	@echo '  make bench-perf    perf record --call-graph sframe vs fp vs dwarf: data, slowdown, right stacks'
+	@echo '  make bench-kernel  the kernel'"'"'s unwind per frame (SFrame vs FP), registry growth, codectl costs'
 	@echo '  make stress        the debug kernel under DURATION seconds (600) of sframe_stress, then of ftrace_stress'
 	@echo '  make sparse        sparse (C=2) on the files of the series, in the test kernel build'
 	@echo '  make distro        W=1 build of the series objects with Debian'"'"'s config and allmodconfig'
@@ -65,6 +66,9 @@ bench:
 
 bench-perf:
 	$(S)/bench-perf
+
+bench-kernel:
+	$(S)/bench-kernel
 
 stress:
 	$(S)/stress $(DURATION)
