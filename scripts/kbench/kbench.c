@@ -264,8 +264,8 @@ KB_FN long kb_measure(struct kb_run *r)
 	f0 = kb_minflt();
 	t0 = now_ns();
 	for (i = 0; i < r->n; i++) {
-		if (r->cold)
-			madvise(r->cold, r->cold_len, MADV_DONTNEED);
+		if (r->cold && madvise(r->cold, r->cold_len, MADV_DONTNEED))
+			die("madvise(MADV_DONTNEED): %s", strerror(errno));
 		sum += kb_getppid();
 		if (!r->keep)
 			kb_drain(r->perf);
@@ -362,6 +362,7 @@ static void cmd_frames(void)
 #endif
 	kb_perf_open(&base, false);
 	kb_perf_open(&cc, true);
+	fprintf(stderr, "cold: %p + %zu\n", cold, cold_len);
 
 	for (d = 0; d < sizeof(depths) / sizeof(depths[0]); d++) {
 		int depth = depths[d];
