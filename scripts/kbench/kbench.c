@@ -23,7 +23,8 @@
  * from the program's own code, so that every frame of the stack is the
  * program's.
  *
- *	kbench frames	per-frame cost at depths 8, 32, 128, 500, warm and cold
+ *	kbench frames [D]  per-frame cost at depths 8, 32, 128, 500 (or D),
+ *			warm and cold
  *	kbench growth	registry lookup (1..1024 sections) and FDE search
  *			(10^2..10^6 FDEs), on code registered with codectl()
  *	kbench codectl	codectl() register + unregister against mmap + munmap,
@@ -341,7 +342,7 @@ static void kb_check_frames(struct kb_perf *p, int depth)
 			    depth, i + 1, (unsigned long long)ips[i + 1], kb_ra[i]);
 }
 
-static void cmd_frames(void)
+static void cmd_frames(int only)
 {
 	static const int depths[] = { 8, 32, 128, 500 };
 	struct kb_perf base, cc;
@@ -368,6 +369,8 @@ static void cmd_frames(void)
 		int depth = depths[d];
 		unsigned long n = iters(200000 / (depth + 16));
 
+		if (only && depth != only)
+			continue;
 		for (t = 0; t < 2; t++) {
 			for (m = 0; m < 2; m++) {
 				struct kb_run r = {
@@ -983,7 +986,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	if (!strcmp(argv[1], "frames"))
-		cmd_frames();
+		cmd_frames(argc > 2 ? atoi(argv[2]) : 0);
 	else if (!strcmp(argv[1], "growth"))
 		cmd_growth();
 	else if (!strcmp(argv[1], "codectl"))
