@@ -274,6 +274,55 @@ int sframe_remove_section(struct mm_struct *mm, unsigned long text_start)
 	return ret;
 }
 
+/**
+ * sframe_move_range - make the registrations of a moved mapping follow it
+ * @mm:		the address space; mmap_lock held for writing
+ * @old_start:	where the mapping was
+ * @old_end:	its end (exclusive)
+ * @new_start:	where mremap() moved it
+ *
+ * For the mremap() hook of a mapping whose section the kernel registered
+ * itself (the vDSO), called once the pages moved and before the old range
+ * is unmapped.  The registrations whose text and .sframe both lie in the
+ * old range move with it, under new generations; the others die with the
+ * old range, in sframe_unmap_range().  A registration that cannot be
+ * moved, for want of memory, is dropped: its frames are then unwound by
+ * frame pointer.  The header is not read again: the bytes are the ones
+ * that were checked, at their new address.
+ */
+void sframe_move_range(struct mm_struct *mm, unsigned long old_start,
+		       unsigned long old_end, unsigned long new_start)
+{
+	unsigned long index = old_start;
+	struct sframe_entry *e, *n;
+
+	if (mtree_empty(&mm->sframe_mt) || old_start >= old_end)
+		return;
+	mmap_assert_write_locked(mm);
+
+	/* mremap() moves to a range apart: the walk never meets a moved one. */
+	mt_for_each(&mm->sframe_mt, e, index, old_end - 1) {
+		if (e->sec.text_start < old_start || e->sec.text_end > old_end ||
+		    e->sec.sframe_start < old_start ||
+		    e->sec.sframe_end > old_end)
+			continue;
+		n = kzalloc_obj(*n, GFP_KERNEL_ACCOUNT);
+		if (n) {
+			n->sec = e->sec;
+			sframe_section_move(&n->sec, new_start - old_start);
+			n->flags = READ_ONCE(e->flags);
+			n->info = e->info;
+			if (n->info)
+				refcount_inc(&n->info->refs);
+		}
+		sframe_erase(mm, e);
+		if (n && sframe_insert(mm, n)) {
+			sframe_objinfo_put(n->info);
+			kfree(n);
+		}
+	}
+}
+
 static bool ranges_overlap(unsigned long a_start, unsigned long a_end,
 			   unsigned long b_start, unsigned long b_end)
 {
@@ -470,6 +519,7 @@ static void sframe_show_entry(struct seq_file *m, struct mm_struct *mm,
 {
 	const struct sframe_objinfo *info = e->info;
 	struct vm_area_struct *vma;
+	const char *name;
 
 	seq_printf(m, "%08lx-%08lx %08lx-%08lx v%u %s %s",
 		   e->sec.text_start, e->sec.text_end,
@@ -488,11 +538,20 @@ static void sframe_show_entry(struct seq_file *m, struct mm_struct *mm,
 		seq_putc(m, '\n');
 		return;
 	}
-	/* Without a name from user space, name the file the text maps. */
+	/*
+	 * Without a name from user space, name the file the text maps, or
+	 * the special mapping ([vdso]).
+	 */
 	vma = vma_lookup(mm, e->sec.text_start);
 	if (vma && vma->vm_file) {
 		seq_puts(m, " ");
 		seq_file_path(m, vma->vm_file, " \t\n\\");
+	} else if (vma && vma->vm_ops && vma->vm_ops->name) {
+		name = vma->vm_ops->name(vma);
+		if (name) {
+			seq_puts(m, " ");
+			seq_escape(m, name, " \t\n\\");
+		}
 	}
 	seq_putc(m, '\n');
 }

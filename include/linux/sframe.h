@@ -53,6 +53,27 @@ struct sframe_section {
 	s8		fixed_ra_offset;
 };
 
+/**
+ * sframe_section_move - the section as it is once moved by @delta bytes
+ * @sec:	a validated section, whose text and .sframe moved together
+ * @delta:	new address minus old address, modulo 2^BITS_PER_LONG
+ *
+ * For a mapping that mremap() moves whole with its registration (the
+ * vDSO): every address the decoder keeps moves by @delta.
+ */
+static inline void sframe_section_move(struct sframe_section *sec,
+				       unsigned long delta)
+{
+	sec->text_start += delta;
+	sec->text_end += delta;
+	sec->sframe_start += delta;
+	sec->sframe_end += delta;
+	sec->sframe_addr += delta;
+	sec->fdes_start += delta;
+	sec->fres_start += delta;
+	sec->fres_end += delta;
+}
+
 /*
  * How the caller's value of a register is recovered from a frame: which
  * value, plus the offset, and then the word at that address if deref.
@@ -180,6 +201,8 @@ int sframe_add_section(struct mm_struct *mm, unsigned long sframe_start,
 		       unsigned long text_start, unsigned long text_end,
 		       struct sframe_objinfo *info, bool user);
 int sframe_remove_section(struct mm_struct *mm, unsigned long text_start);
+void sframe_move_range(struct mm_struct *mm, unsigned long old_start,
+		       unsigned long old_end, unsigned long new_start);
 void sframe_objinfo_put(struct sframe_objinfo *info);
 int sframe_find(unsigned long ip, bool topmost, struct sframe_rule *rule,
 		u32 *budget);
@@ -208,6 +231,10 @@ static inline int sframe_dup_mm(struct mm_struct *mm, struct mm_struct *oldmm)
 static inline void sframe_free_mm(struct mm_struct *mm) { }
 static inline void sframe_unmap_range(struct mm_struct *mm, unsigned long start,
 				      unsigned long end) { }
+static inline void sframe_move_range(struct mm_struct *mm,
+				     unsigned long old_start,
+				     unsigned long old_end,
+				     unsigned long new_start) { }
 static inline bool current_has_sframe(void) { return false; }
 
 #endif /* CONFIG_UNWIND_USER_SFRAME */

@@ -332,12 +332,24 @@ SFT_FN void st_jump(struct sft_walk *w)
 	longjmp(w->done, 1);
 }
 
-/* The end of the [stack] mapping, from /proc/self/maps. */
-static int stack_end(unsigned long *end)
+/*
+ * From /proc/self/maps: the end of the [stack] mapping and the executable
+ * mappings; and mmap_min_addr.
+ */
+static int read_maps(struct sft_walk *w)
 {
-	char line[512];
+	char line[512], perms[8];
 	int ret = -ENOENT;
 	FILE *f;
+
+	f = fopen("/proc/sys/vm/mmap_min_addr", "r");
+	if (!f)
+		return -errno;
+	if (fscanf(f, "%lu", &w->min_addr) != 1)
+		ret = -EINVAL;
+	fclose(f);
+	if (ret == -EINVAL)
+		return ret;
 
 	f = fopen("/proc/self/maps", "r");
 	if (!f)
@@ -345,13 +357,20 @@ static int stack_end(unsigned long *end)
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long lo, hi;
 
-		if (!strstr(line, "[stack]"))
+		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3)
 			continue;
-		if (sscanf(line, "%lx-%lx", &lo, &hi) == 2) {
-			*end = hi;
+		if (perms[2] == 'x') {
+			if (w->exec_nr == SFT_EXEC_MAX) {
+				ret = -E2BIG;
+				break;
+			}
+			w->exec[w->exec_nr][0] = lo;
+			w->exec[w->exec_nr++][1] = hi;
+		}
+		if (strstr(line, "[stack]")) {
+			w->stack_end = hi;
 			ret = 0;
 		}
-		break;
 	}
 	fclose(f);
 	return ret;
@@ -362,7 +381,7 @@ int sft_chain_prepare(struct sft_walk *w, const char *caller)
 	int ret;
 
 	memset(w, 0, sizeof(*w));
-	ret = stack_end(&w->stack_end);
+	ret = read_maps(w);
 	if (ret)
 		return ret;
 	w->vla_len = 40 + (w->stack_end & 8);

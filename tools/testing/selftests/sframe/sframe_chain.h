@@ -76,6 +76,9 @@
 /* Frames the frame pointer simulation follows at most. */
 #define SFT_FP_MAX		64
 
+/* Executable mappings the frame pointer simulation can know of. */
+#define SFT_EXEC_MAX		64
+
 /* Bytes of stack each leaf copies at its system call, from SP up. */
 #define SFT_STACK_COPY		2048
 
@@ -117,12 +120,21 @@ struct sft_walk {
 	unsigned char stack_copy[SFT_STACK_COPY];
 	unsigned int samples;		/* system calls made so far */
 	struct sft_truth truth[SFT_CHAIN_SAMPLES];
+	/*
+	 * What can be a return address: an address at or above min_addr
+	 * (mmap_min_addr) in one of the executable mappings, as the run
+	 * starts.  The kernel's unwinders stop at anything else.
+	 */
+	unsigned long min_addr;
+	unsigned int exec_nr;
+	unsigned long exec[SFT_EXEC_MAX][2];	/* [start, end) */
 	jmp_buf done;			/* st_jump returns here */
 };
 
 /*
  * Prepare @w for a run of the chain called from @caller.  Return: 0, or a
- * negative errno when the stack cannot be found in /proc/self/maps.
+ * negative errno when the stack or the executable mappings cannot be read
+ * from /proc/self/maps, or mmap_min_addr from /proc/sys/vm.
  */
 int sft_chain_prepare(struct sft_walk *w, const char *caller);
 

@@ -169,6 +169,19 @@ static bool read_word(const struct sft_walk *w, unsigned long addr,
 	return false;
 }
 
+/* Can @addr be a return address: see struct sft_walk. */
+static bool code_addr(const struct sft_walk *w, unsigned long addr)
+{
+	unsigned int i;
+
+	if (addr < w->min_addr)
+		return false;
+	for (i = 0; i < w->exec_nr; i++)
+		if (addr >= w->exec[i][0] && addr < w->exec[i][1])
+			return true;
+	return false;
+}
+
 /*
  * What the kernel's frame pointer unwinder (kernel/unwind/user.c) gives
  * from the registers of the system call: the CFA is the frame pointer + 16,
@@ -176,9 +189,11 @@ static bool read_word(const struct sft_walk *w, unsigned long addr,
  * (x86-64: %rbp; arm64: the frame record at x29, whose return address loses
  * its pointer authentication code); it stops when the frame pointer is
  * below the stack pointer, when the CFA does not move up or is not 8-byte
- * aligned, or when the memory cannot be read.  Memory the simulation does
- * not know (outside the stack, or overwritten since: see read_word()) ends
- * the walk "open": the kernel may have gone on.
+ * aligned, when the return address cannot be code (below mmap_min_addr or
+ * outside the executable mappings), or when the memory cannot be read.
+ * Memory the simulation does not know (outside the stack, or overwritten
+ * since: see read_word()) ends the walk "open": the kernel may have gone
+ * on.
  */
 static void fp_simulate(const struct sft_walk *w, struct sft_truth *t,
 			unsigned long lo)
@@ -200,12 +215,18 @@ static void fp_simulate(const struct sft_walk *w, struct sft_truth *t,
 		cfa = fp + 16;
 		if (cfa <= sp || (cfa & 7))
 			break;
-		if (!read_word(w, cfa - 8, lo, &ra) ||
-		    !read_word(w, cfa - 16, lo, &next)) {
+		if (!read_word(w, cfa - 8, lo, &ra)) {
 			t->fp_open = true;
 			break;
 		}
-		t->fp_ips[t->fp_nr++] = strip_pac(ra);
+		ra = strip_pac(ra);
+		if (!code_addr(w, ra))
+			break;
+		if (!read_word(w, cfa - 16, lo, &next)) {
+			t->fp_open = true;
+			break;
+		}
+		t->fp_ips[t->fp_nr++] = ra;
 		fp = next;
 		sp = cfa;
 	}

@@ -26,7 +26,7 @@
 #define SFT_MAX_IPS	512
 
 /* Largest number of deferred records sft_perf_collect() keeps. */
-#define SFT_MAX_DEFERRED	64
+#define SFT_MAX_DEFERRED	256
 
 int sft_tracepoint_id(const char *group, const char *event);
 
