@@ -461,17 +461,23 @@ static void sframe_mark_bad(struct mm_struct *mm, unsigned long ip, u64 gen)
  * @topmost:	the frame is the one user space was interrupted in
  * @rule:	filled with the rule on success
  * @budget:	the work the walk may still do, see sframe_find_rule()
+ * @gap:	set, when no section covers @ip, to a range around @ip that no
+ *		section covers (as far as one node of the tree shows); else
+ *		left alone
  *
  * Runs in faultable context: the decoder reads current's user memory.
+ * A caller that skips the lookups in @gap for the rest of its walk misses
+ * a section registered meanwhile, as if it had come just after the walk.
  *
  * Return: 0, -ENOENT when no usable section covers @ip, or the decoder's
  * error for this frame (-EFAULT, -EBADMSG, -EOPNOTSUPP, -E2BIG).  A
  * section found corrupt is not used again.
  */
 int sframe_find(unsigned long ip, bool topmost, struct sframe_rule *rule,
-		u32 *budget)
+		u32 *budget, struct sframe_gap *gap)
 {
 	struct mm_struct *mm = current->mm;
+	MA_STATE(mas, NULL, ip, ip);
 	struct sframe_section sec;
 	struct sframe_entry *e;
 	u64 gen;
@@ -481,8 +487,14 @@ int sframe_find(unsigned long ip, bool topmost, struct sframe_rule *rule,
 	if (!mm)
 		return -ENOENT;
 
+	mas.tree = &mm->sframe_mt;
 	rcu_read_lock();
-	e = mtree_load(&mm->sframe_mt, ip);
+	e = mas_walk(&mas);
+	if (!e) {
+		/* On a miss mas_walk() leaves the empty range it found in mas. */
+		gap->start = mas.index;
+		gap->end = mas.last == ULONG_MAX ? ULONG_MAX : mas.last + 1;
+	}
 	if (!e || test_bit(SFRAME_ENTRY_BAD, &e->flags)) {
 		rcu_read_unlock();
 		return -ENOENT;

@@ -204,8 +204,22 @@ int sframe_remove_section(struct mm_struct *mm, unsigned long text_start);
 void sframe_move_range(struct mm_struct *mm, unsigned long old_start,
 		       unsigned long old_end, unsigned long new_start);
 void sframe_objinfo_put(struct sframe_objinfo *info);
+/**
+ * struct sframe_gap - a range of addresses that no section covers
+ * @start:	its first address
+ * @end:	its end (exclusive)
+ *
+ * sframe_find() gives it on a miss, so that a walk through code without
+ * SFrame (a program built without it, the libraries it uses) does not
+ * look each of its frames up again.
+ */
+struct sframe_gap {
+	unsigned long	start;
+	unsigned long	end;
+};
+
 int sframe_find(unsigned long ip, bool topmost, struct sframe_rule *rule,
-		u32 *budget);
+		u32 *budget, struct sframe_gap *gap);
 bool current_has_sframe(void);
 
 /**
