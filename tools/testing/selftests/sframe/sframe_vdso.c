@@ -2,9 +2,10 @@
 /*
  * The vDSO's SFrame section.
  *
- * The kernel builds the x86-64 vDSO with an SFrame section (PT_GNU_SFRAME)
- * and registers it for the vDSO's text whenever it maps the vDSO: at exec,
- * and by arch_prctl(ARCH_MAP_VDSO_64), as CRIU does.  The registration is
+ * The kernel builds the x86-64 and arm64 vDSOs with an SFrame section
+ * (PT_GNU_SFRAME) and registers it for the vDSO's text whenever it maps the
+ * vDSO: at exec, and on x86-64 by arch_prctl(ARCH_MAP_VDSO_64), as CRIU
+ * does.  The registration is
  * inherited by fork(), follows the vDSO when mremap() moves it, and dies
  * with munmap(); /proc/self/sframe shows it as an "exec" registration named
  * [vdso].
@@ -18,11 +19,12 @@
  * Every sample whose IP is in the vDSO must have that chain, exactly: the
  * IP, then any return addresses of calls inside the vDSO, then an address
  * in vd_inner, then the return addresses vd_inner, vd_middle, vd_outer and
- * vd_loop found on their own stacks.  __vdso_getcpu is a leaf without a
+ * vd_loop found on their own stacks.  The second function, the leaf
+ * (__vdso_getcpu on x86-64, __kernel_clock_getres on arm64), sets up no
  * frame: without the vDSO's SFrame section the kernel can only follow the
  * frame pointer register there, which holds whatever the program left in
  * it, and loses the caller.  The test that unregisters the vDSO's section
- * shows that: some of its getcpu samples must be wrong.
+ * shows that: some of the leaf's samples must be wrong.
  *
  * The changes of the vDSO's mapping run in children, which must not call
  * the C library's time functions once the vDSO moved: they call the vDSO
@@ -46,6 +48,15 @@
 #define ARCH_MAP_VDSO_64	0x2003
 #endif
 
+#ifdef __aarch64__
+/* The leaf is clock_getres(); no system call maps the vDSO again. */
+#define VD_LEAF_IS_GETRES	1
+#define VD_TESTS		8
+#else
+#define VD_LEAF_IS_GETRES	0
+#define VD_TESTS		9
+#endif
+
 /* CPU time between two samples */
 #define VD_PERIOD_NS		200000
 /* Samples in the function under test that a stack test wants */
@@ -60,11 +71,16 @@
 /* Wrong stacks printed per test */
 #define VD_SHOW			4
 
-enum vd_kind { VD_CLOCK_GETTIME, VD_GETCPU };
+enum vd_kind { VD_CLOCK_GETTIME, VD_LEAF };
 
 static const char * const vd_kind_names[] = {
+#ifdef __aarch64__
+	[VD_CLOCK_GETTIME] = "__kernel_clock_gettime",
+	[VD_LEAF] = "__kernel_clock_getres",
+#else
 	[VD_CLOCK_GETTIME] = "__vdso_clock_gettime",
-	[VD_GETCPU] = "__vdso_getcpu",
+	[VD_LEAF] = "__vdso_getcpu",
+#endif
 };
 
 /* A mapping of /proc/self/maps */
@@ -99,11 +115,11 @@ static SFT_FN void vd_inner(int kind, unsigned long fn)
 	long ret;
 
 	vd_ra[0] = (unsigned long)__builtin_return_address(0);
-	if (kind == VD_CLOCK_GETTIME)
+	if (kind == VD_CLOCK_GETTIME || VD_LEAF_IS_GETRES)
 		ret = ((vd_clock_gettime_t)fn)(CLOCK_MONOTONIC, &ts);
 	else
 		ret = ((vd_getcpu_t)fn)(&cpu, NULL, NULL);
-	SFT_KEEP(ret);
+	SFT_KEEP(ret + cpu);
 }
 
 static SFT_FN void vd_middle(int kind, unsigned long fn)
@@ -268,6 +284,27 @@ static bool in_range(const struct vd_range *r, __u64 addr)
 	return addr >= r->start && addr < r->end;
 }
 
+#ifdef __aarch64__
+/*
+ * A return address inside the vDSO: it follows a BL to a place in the
+ * vDSO, or a BLR.
+ */
+static bool vd_is_return(const struct vd_map *m, __u64 ra)
+{
+	__u32 insn;
+	__s64 rel;
+
+	if (ra < m->vdso.start + 4 || ra >= m->vdso.end || ra & 3)
+		return false;
+	memcpy(&insn, (const void *)(unsigned long)(ra - 4), sizeof(insn));
+	if ((insn & 0xfffffc1f) == 0xd63f0000)		/* BLR Xn */
+		return true;
+	if ((insn & 0xfc000000) != 0x94000000)		/* BL imm26 */
+		return false;
+	rel = (__s64)((__u64)(insn & 0x03ffffff) << 38) >> 36;
+	return in_range(&m->vdso, ra - 4 + rel);
+}
+#else
 /*
  * A return address inside the vDSO: it follows a direct call (e8 rel32)
  * to a place in the vDSO.
@@ -282,6 +319,7 @@ static bool vd_is_return(const struct vd_map *m, __u64 ra)
 	memcpy(&rel, p + 1, sizeof(rel));
 	return in_range(&m->vdso, ra + rel);
 }
+#endif
 
 /* Print a stack, one frame a line */
 static void vd_show(const struct vd_map *m, const struct sft_sample *s)
@@ -572,10 +610,10 @@ static bool child_fork(void)
 	struct vd_map m;
 
 	return vd_load(&m) && m.vdso.start == vdso.vdso.start &&
-	       vd_registered(&m) && vd_stacks_right(&m, VD_GETCPU);
+	       vd_registered(&m) && vd_stacks_right(&m, VD_LEAF);
 }
 
-/* Child: without the vDSO's registration, getcpu's stacks go wrong */
+/* Child: without the vDSO's registration, the leaf's stacks go wrong */
 static bool child_unregistered(void)
 {
 	struct vd_map m;
@@ -591,21 +629,23 @@ static bool child_unregistered(void)
 			       strerror(-ret));
 		return false;
 	}
-	if (!vd_unregistered(&m.vdso) || vd_sample(&m, VD_GETCPU, &t))
+	if (!vd_unregistered(&m.vdso) || vd_sample(&m, VD_LEAF, &t))
 		return false;
 	if (t.in_fn < VD_MIN) {
-		ksft_print_msg("only %u samples in getcpu\n", t.in_fn);
+		ksft_print_msg("only %u samples in %s\n", t.in_fn,
+			       vd_kind_names[VD_LEAF]);
 		return false;
 	}
-	ksft_print_msg("without the vDSO's SFrame section: %u of %u getcpu stacks right\n",
-		       t.right, t.in_fn);
+	ksft_print_msg("without the vDSO's SFrame section: %u of %u %s stacks right\n",
+		       t.right, t.in_fn, vd_kind_names[VD_LEAF]);
 	wrong = t.right < t.in_fn;
 	if (vd_sample(&m, VD_CLOCK_GETTIME, &t))
 		return false;
 	ksft_print_msg("without the vDSO's SFrame section: %u of %u clock_gettime stacks right\n",
 		       t.right, t.in_fn);
 	if (!wrong)
-		ksft_print_msg("every getcpu stack right without SFrame: the test cannot tell\n");
+		ksft_print_msg("every %s stack right without SFrame: the test cannot tell\n",
+			       vd_kind_names[VD_LEAF]);
 	return wrong;
 }
 
@@ -664,7 +704,7 @@ static bool child_mremap(void)
 	}
 	return vd_unregistered(&old.vdso) && vd_registered(&m) &&
 	       vd_stacks_right(&m, VD_CLOCK_GETTIME) &&
-	       vd_stacks_right(&m, VD_GETCPU);
+	       vd_stacks_right(&m, VD_LEAF);
 }
 
 /* Unmap the vDSO and its data pages */
@@ -691,6 +731,7 @@ static bool child_munmap(void)
 	return vd_load(&m) && vd_unmap(&m) && vd_unregistered(&m.vdso);
 }
 
+#ifdef __x86_64__
 /*
  * Child: a vDSO mapped again by arch_prctl(ARCH_MAP_VDSO_64), as CRIU
  * does, is registered where it lands.
@@ -712,13 +753,14 @@ static bool child_arch_prctl(void)
 	ksft_print_msg("arch_prctl(ARCH_MAP_VDSO_64) mapped the vDSO at %#lx\n",
 		       m.vdso.start);
 	return vd_registered(&m) && vd_stacks_right(&m, VD_CLOCK_GETTIME) &&
-	       vd_stacks_right(&m, VD_GETCPU);
+	       vd_stacks_right(&m, VD_LEAF);
 }
+#endif
 
 int main(void)
 {
 	ksft_print_header();
-	ksft_set_plan(9);
+	ksft_set_plan(VD_TESTS);
 
 	if (sft_symtab_load_self(&syms))
 		ksft_exit_fail_msg("cannot read this program's symbols\n");
@@ -731,15 +773,17 @@ int main(void)
 	ksft_test_result(vd_section_ok(&vdso), "vdso_section\n");
 	ksft_test_result(vd_stacks_right(&vdso, VD_CLOCK_GETTIME),
 			 "vdso_clock_gettime_stacks\n");
-	ksft_test_result(vd_stacks_right(&vdso, VD_GETCPU),
-			 "vdso_getcpu_stacks\n");
+	ksft_test_result(vd_stacks_right(&vdso, VD_LEAF),
+			 "vdso_leaf_stacks\n");
 	ksft_test_result(vd_in_child(child_unregistered, "unregistered"),
 			 "vdso_unregistered_stacks_wrong\n");
 	ksft_test_result(vd_in_child(child_fork, "fork"), "vdso_fork\n");
 	ksft_test_result(vd_in_child(child_mremap, "mremap"), "vdso_mremap\n");
 	ksft_test_result(vd_in_child(child_munmap, "munmap"), "vdso_munmap\n");
+#ifdef __x86_64__
 	ksft_test_result(vd_in_child(child_arch_prctl, "arch_prctl"),
 			 "vdso_arch_prctl\n");
+#endif
 	sft_symtab_free(&syms);
 	ksft_finished();
 }
