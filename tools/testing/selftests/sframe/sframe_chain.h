@@ -66,6 +66,7 @@
 
 #include <setjmp.h>
 #include <stdbool.h>
+#include <sys/syscall.h>
 
 /* Samples per run of the chain: one per leaf. */
 #define SFT_CHAIN_SAMPLES	2
@@ -203,6 +204,30 @@ void st_entry(struct sft_walk *w);
 
 /* Keep a value live after a call: the call is not a tail call. */
 #define SFT_KEEP(x)	({ asm volatile("" : "+r" (x) : : "memory"); })
+
+/*
+ * getppid(), made by the system call instruction itself, inline: the
+ * function that calls this is the topmost frame of the user stack that
+ * the kernel sees at the system call, with no C library function above it.
+ */
+static inline __attribute__((always_inline)) long sft_getppid(void)
+{
+#if defined(__x86_64__)
+	long ret;
+
+	asm volatile("syscall" : "=a" (ret) : "0" ((long)__NR_getppid)
+		     : "rcx", "r11", "memory");
+	return ret;
+#elif defined(__aarch64__)
+	register long x8 asm("x8") = __NR_getppid;
+	register long x0 asm("x0");
+
+	asm volatile("svc #0" : "=r" (x0) : "r" (x8) : "memory");
+	return x0;
+#else
+#error "sft_getppid() needs this architecture's system call instruction"
+#endif
+}
 
 /* Make the compiler believe that the memory at @p is used. */
 #define SFT_ESCAPE(p)	({ asm volatile("" : : "r" (p) : "memory"); })

@@ -38,11 +38,7 @@
 
 static SFT_FN long fc_leaf(void)
 {
-	long ret;
-
-	asm volatile("syscall" : "=a"(ret) : "0"((long)SYS_getppid)
-		     : "rcx", "r11", "memory");
-	return ret;
+	return sft_getppid();
 }
 
 /* fc_b, for fc_a */

@@ -550,23 +550,8 @@ static SO_FN unsigned long so_sys(unsigned long n)
 {
 	unsigned long i, r = 0;
 
-	for (i = 0; i < n; i++) {
-		long ret;
-
-#if defined(__x86_64__)
-		asm volatile("syscall"
-			     : "=a" (ret)
-			     : "0" ((long)__NR_getppid)
-			     : "rcx", "r11", "memory");
-#else
-		register long x8 asm("x8") = __NR_getppid;
-		register long x0 asm("x0");
-
-		asm volatile("svc #0" : "=r" (x0) : "r" (x8) : "memory");
-		ret = x0;
-#endif
-		r += ret;
-	}
+	for (i = 0; i < n; i++)
+		r += sft_getppid();
 	return r;
 }
 

@@ -94,23 +94,7 @@ static struct counts counts;
 
 static __attribute__((noipa)) long sf_leaf(long x)
 {
-	long ret;
-
-#if defined(__x86_64__)
-	asm volatile("syscall"
-		     : "=a" (ret)
-		     : "0" ((long)__NR_getppid)
-		     : "rcx", "r11", "memory");
-#elif defined(__aarch64__)
-	register long x8 asm("x8") = __NR_getppid;
-	register long x0 asm("x0");
-
-	asm volatile("svc #0" : "=r" (x0) : "r" (x8) : "memory");
-	ret = x0;
-#else
-#error "ftrace_stress: the system call needs this architecture's instruction"
-#endif
-	return ret + x;
+	return sft_getppid() + x;
 }
 
 static __attribute__((noipa)) long sf_mid(long x)
