@@ -59,7 +59,8 @@ static unsigned int user_stack_instances;
  * trace_user_stack_release(), after which no callback runs.  The callback
  * may sleep for the mmap lock: it takes the buffer after that, and keeps
  * the local lock (no migration, no other user on this CPU) until the stack
- * is in the ring buffer.
+ * is in the ring buffer.  Nothing under the local lock sleeps: VMA lookups
+ * under the mmap lock, d_path() (RCU and seqlocks), the ring buffer write.
  */
 struct user_stack_scratch {
 	local_lock_t	lock;
