@@ -14,7 +14,10 @@
  * layouts: fc_a calling itself, every return address in one mapping; and
  * fc_a and fc_b calling each other, fc_b on a page that MADV_DONTFORK
  * makes a mapping of its own, so that consecutive return addresses are
- * in different mappings.  Run on two kernels, with
+ * in different mappings.  Each is measured twice: first with the vDSO's
+ * SFrame section registered, as in every task, so that the unwinder tries
+ * SFrame before it follows the frame pointers; then with it unregistered,
+ * the task's registry empty: frame pointers only.  Run on two kernels, with
  * and without a change of the unwinder, it gives that change's cost per
  * frame.
  */
@@ -24,11 +27,13 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
 
 #include "../kselftest.h"
+#include "sframe_codectl.h"
 #include "sframe_lib.h"
 
 #define FC_SHALLOW	8
@@ -121,12 +126,40 @@ static unsigned int frames(struct sft_perf *p, int depth, int alt)
 	return s[0].nr;
 }
 
+/* The cost of a frame in each layout */
+static void measure(struct sft_perf *p, int calls)
+{
+	int alt;
+
+	for (alt = 0; alt < 2; alt++) {
+		double off_s, off_d, on_s, on_d;
+		unsigned int fs, fd;
+
+		fs = frames(p, FC_SHALLOW, alt);
+		fd = frames(p, FC_DEEP, alt);
+		if (!fs || fd <= fs)
+			ksft_exit_fail_msg("stacks of %u and %u frames\n", fs, fd);
+		/* Warm up, then measure */
+		run(p, FC_DEEP, alt, true, calls / 10 + FC_BATCH);
+		off_s = run(p, FC_SHALLOW, alt, false, calls);
+		off_d = run(p, FC_DEEP, alt, false, calls);
+		on_s = run(p, FC_SHALLOW, alt, true, calls);
+		on_d = run(p, FC_DEEP, alt, true, calls);
+		printf("  %s: %u and %u frames: %.0f and %.0f ns a call without the event,\n",
+		       alt ? "two mappings, alternating" : "one mapping",
+		       fs, fd, off_s, off_d);
+		printf("    %.0f and %.0f ns with it: %.1f ns a frame\n", on_s, on_d,
+		       ((on_d - off_d) - (on_s - off_s)) / (fd - fs));
+	}
+}
+
 int main(int argc, char **argv)
 {
 	int calls = argc > 1 ? atoi(argv[1]) : 4000;
 	unsigned long page = sysconf(_SC_PAGESIZE);
+	unsigned long vdso = getauxval(AT_SYSINFO_EHDR);
 	struct sft_perf p;
-	int alt, tp;
+	int tp;
 
 	if (calls <= 0)
 		ksft_exit_fail_msg("usage: %s [CALLS]\n", argv[0]);
@@ -139,26 +172,13 @@ int main(int argc, char **argv)
 	if (tp < 0 || sft_perf_open_tracepoint(&p, tp, true))
 		ksft_exit_fail_msg("cannot sample getppid with deferred callchains\n");
 
-	for (alt = 0; alt < 2; alt++) {
-		double off_s, off_d, on_s, on_d;
-		unsigned int fs, fd;
-
-		fs = frames(&p, FC_SHALLOW, alt);
-		fd = frames(&p, FC_DEEP, alt);
-		if (!fs || fd <= fs)
-			ksft_exit_fail_msg("stacks of %u and %u frames\n", fs, fd);
-		/* Warm up, then measure */
-		run(&p, FC_DEEP, alt, true, calls / 10 + FC_BATCH);
-		off_s = run(&p, FC_SHALLOW, alt, false, calls);
-		off_d = run(&p, FC_DEEP, alt, false, calls);
-		on_s = run(&p, FC_SHALLOW, alt, true, calls);
-		on_d = run(&p, FC_DEEP, alt, true, calls);
-		printf("%s: %u and %u frames: %.0f and %.0f ns a call without the event,\n",
-		       alt ? "two mappings, alternating" : "one mapping",
-		       fs, fd, off_s, off_d);
-		printf("  %.0f and %.0f ns with it: %.1f ns a frame\n", on_s, on_d,
-		       ((on_d - off_d) - (on_s - off_s)) / (fd - fs));
-	}
+	printf("the vDSO's SFrame section registered:\n");
+	measure(&p, calls);
+	/* The vDSO's is the only registration there is */
+	if (!vdso || sft_codectl_unregister(vdso))
+		ksft_exit_fail_msg("cannot unregister the vDSO's SFrame section\n");
+	printf("no SFrame section registered:\n");
+	measure(&p, calls);
 	sft_perf_close(&p);
 	return 0;
 }
