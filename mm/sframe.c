@@ -476,8 +476,8 @@ static void sframe_mark_bad(struct mm_struct *mm, unsigned long ip, u64 gen)
 int sframe_find(unsigned long ip, bool topmost, struct sframe_rule *rule,
 		u32 *budget, struct sframe_gap *gap)
 {
-	struct mm_struct *mm = current->mm;
 	MA_STATE(mas, NULL, ip, ip);
+	struct mm_struct *mm = current->mm;
 	struct sframe_section sec;
 	struct sframe_entry *e;
 	u64 gen;
