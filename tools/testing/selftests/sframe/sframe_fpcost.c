@@ -27,7 +27,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
@@ -157,7 +156,7 @@ int main(int argc, char **argv)
 {
 	int calls = argc > 1 ? atoi(argv[1]) : 4000;
 	unsigned long page = sysconf(_SC_PAGESIZE);
-	unsigned long vdso = getauxval(AT_SYSINFO_EHDR);
+	struct sft_reg regs[2];
 	struct sft_perf p;
 	int tp;
 
@@ -175,7 +174,8 @@ int main(int argc, char **argv)
 	printf("the vDSO's SFrame section registered:\n");
 	measure(&p, calls);
 	/* The vDSO's is the only registration there is */
-	if (!vdso || sft_codectl_unregister(vdso))
+	if (sft_regs_read(regs, 2) != 1 ||
+	    sft_codectl_unregister(regs[0].text_start))
 		ksft_exit_fail_msg("cannot unregister the vDSO's SFrame section\n");
 	printf("no SFrame section registered:\n");
 	measure(&p, calls);
