@@ -33,7 +33,7 @@
  * no stack can have gone missing unseen; and (run-guest checks it) when the
  * kernel log shows no splat and kmemleak no leak.
  *
- *	ftrace_stress [SECONDS [THREADS]]	(default 20 s, 6 threads)
+ *	ftrace_stress [SECONDS [THREADS]]	(default 60 s, 6 threads)
  *
  * make check runs the default; make stress runs it for its DURATION with
  * more threads.
@@ -416,7 +416,7 @@ static void *remaker_main(void *arg)
 
 int main(int argc, char **argv)
 {
-	int seconds = argc > 1 ? atoi(argv[1]) : 20;
+	int seconds = argc > 1 ? atoi(argv[1]) : 60;
 	int nthreads = argc > 2 ? atoi(argv[2]) : 6;
 	struct timespec tick = { 0, 10 * 1000 * 1000 };
 	unsigned long threads = 0, calls = 0;
