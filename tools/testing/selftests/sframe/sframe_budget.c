@@ -237,14 +237,6 @@ static SFT_FN long bt_call(const char *fn, long depth)
 	return r;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* The FDE of a function of this program: its FRE count, or -1 */
 static long fre_count(const char *name)
 {
@@ -299,9 +291,9 @@ static SFT_FN bool bt_run(const char *fn, long depth, bool traced,
 	}
 	if (traced && sft_perf_enable(&ev))
 		return false;
-	t0 = now();
+	t0 = sft_now();
 	ret = bt_call(fn, depth);
-	*secs = now() - t0;
+	*secs = sft_now() - t0;
 	if (traced && sft_perf_disable(&ev))
 		return false;
 	n = sft_perf_collect(&ev, samples, ARRAY_SIZE(samples), &st);
@@ -502,14 +494,14 @@ static bool check_kill(int tp)
 	if (read(fds[0], buf, 1) == 1)
 		started++;
 	nanosleep(&delay, NULL);
-	t0 = now();
+	t0 = sft_now();
 	kill(pid, SIGKILL);
-	while (!dead && now() - t0 < 60) {
+	while (!dead && sft_now() - t0 < 60) {
 		dead = waitpid(pid, &status, WNOHANG) == pid;
 		if (!dead)
 			usleep(1000);
 	}
-	secs = now() - t0;
+	secs = sft_now() - t0;
 	if (!dead) {
 		ksft_print_msg("the child still lives %.0f s after SIGKILL\n",
 			       secs);

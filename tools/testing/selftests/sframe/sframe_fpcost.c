@@ -65,14 +65,6 @@ static SFT_FN long fc_b(int n, int alt)
 	return r;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Throw away what the ring holds */
 static void drain(struct sft_perf *p)
 {
@@ -96,10 +88,10 @@ static double run(struct sft_perf *p, int depth, int alt, bool on, int calls)
 		exit(1);
 	for (b = 0; b < calls / FC_BATCH; b++) {
 		drain(p);
-		t0 = now();
+		t0 = sft_now();
 		for (i = 0; i < FC_BATCH; i++)
 			fc_a(depth, alt);
-		t = now() - t0;
+		t = sft_now() - t0;
 		best = t < best ? t : best;
 	}
 	if (on && sft_perf_disable(p))

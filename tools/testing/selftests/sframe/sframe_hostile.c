@@ -385,14 +385,6 @@ static void *writer_fn(void *arg)
 	return NULL;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static struct writer writer;
 static pthread_t writer_thread;
 
@@ -552,8 +544,8 @@ int main(int argc, char **argv)
 				 "the frame pointer");
 
 	/* Children rewrite their own copy of the section, in turn. */
-	end = now() + stress_seconds();
-	for (i = 0; ok && now() < end; i++) {
+	end = sft_now() + stress_seconds();
+	for (i = 0; ok && sft_now() < end; i++) {
 		pid = stress_child(fds);
 		if (pid < 0) {
 			ok = false;
@@ -565,12 +557,12 @@ int main(int argc, char **argv)
 			sft_run_close(&run);
 			if (sft_run_open(&run) || stress_start(i + 1))
 				exit(2);
-			child_end = now() + CHILD_SECONDS;
+			child_end = sft_now() + CHILD_SECONDS;
 			do {
 				ret = SFT_RECORD_CHAIN(&run);
 				stress_count(&t, &run, ret);
 			} while (!ret && t.runs < CHILD_RUNS &&
-				 now() < child_end);
+				 sft_now() < child_end);
 			exit(stress_stop(&t, fds[1]));
 		}
 		ok = stress_collect(pid, fds[0], &sum, &children);

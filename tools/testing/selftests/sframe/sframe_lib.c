@@ -75,6 +75,19 @@ static int tracefs_dir(char *buf, size_t len)
 }
 
 /**
+ * sft_now() - The monotonic clock
+ *
+ * Return: seconds since an arbitrary point, as a double.
+ */
+double sft_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/**
  * sft_tracepoint_id() - Read the perf id of a tracepoint from tracefs
  * @group: event group, e.g. "syscalls"
  * @event: event name, e.g. "sys_enter_getppid"

@@ -28,6 +28,7 @@
 /* Largest number of deferred records sft_perf_collect() keeps. */
 #define SFT_MAX_DEFERRED	256
 
+double sft_now(void);
 int sft_tracepoint_id(const char *group, const char *event);
 
 struct sft_perf {

@@ -196,14 +196,6 @@ static unsigned long rnd_below(__u64 *s, unsigned long n)
 	return n ? rnd(s) % n : 0;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void nap_us(unsigned long us)
 {
 	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
@@ -1463,9 +1455,9 @@ static void *registrar_main(void *arg)
 			unreg_known(&s);
 		} else if (k < 99) {
 			unreg_random(&s);
-		} else if (now() > wk.next_burst) {
+		} else if (sft_now() > wk.next_burst) {
 			burst_to_limit(&s);
-			wk.next_burst = now() + 200;
+			wk.next_burst = sft_now() + 200;
 		}
 		if (++ops % 4 == 0)
 			check_model("after registrations");
@@ -1803,9 +1795,9 @@ static void self_rewrite(__u64 *s, double *next_restore)
 	int i, err;
 
 	rewrite(sec, self.sframe.base, g.sf_size, s, 16);
-	if (now() < *next_restore)
+	if (sft_now() < *next_restore)
 		return;
-	*next_restore = now() + 1;
+	*next_restore = sft_now() + 1;
 	memcpy(sec, self.sframe.base, g.sf_size);
 	pthread_mutex_lock(&wk.lock);
 	i = regset_find(&wk.model, g.real_text);
@@ -1827,7 +1819,7 @@ static void *rewriter_main(void *arg)
 {
 	__u64 s = wk.seed ^ (unsigned long)arg;
 
-	double next_restore = now() + 1;
+	double next_restore = sft_now() + 1;
 
 	role = ROLE_REWRITER;
 	while (!stopping()) {
@@ -2358,13 +2350,13 @@ static void kid_where(pid_t pid)
 /* Kill and reap a child; one that does not die is stuck in the kernel */
 static void kid_kill(pid_t pid)
 {
-	double end = now() + KILL_TIMEOUT;
+	double end = sft_now() + KILL_TIMEOUT;
 	struct rusage ru;
 	int status;
 
 	kill(pid, SIGKILL);
 	while (!wait4(pid, &status, WNOHANG, &ru)) {
-		if (now() > end) {
+		if (sft_now() > end) {
 			FAIL("child %d still there %d s after SIGKILL\n",
 			     pid, KILL_TIMEOUT);
 			kid_where(pid);
@@ -2387,7 +2379,7 @@ static void kids_reap(bool all)
 		struct kid *k = &kids[i];
 
 		got = wait4(k->pid, &status, WNOHANG, &ru);
-		if (!got && now() <= k->start + CHILD_TIMEOUT) {
+		if (!got && sft_now() <= k->start + CHILD_TIMEOUT) {
 			if (all)
 				nap_us(10000);
 			else
@@ -2403,7 +2395,7 @@ static void kids_reap(bool all)
 		} else if (got != k->pid) {
 			FAIL("wait4(%d): %s\n", k->pid, strerror(errno));
 		} else {
-			count(&st->child_ms, (now() - k->start) * 1000);
+			count(&st->child_ms, (sft_now() - k->start) * 1000);
 			count(&st->cpu_ms[NR_ROLES],
 			      ru.ru_utime.tv_sec * 1000 + ru.ru_utime.tv_usec / 1000 +
 			      ru.ru_stime.tv_sec * 1000 + ru.ru_stime.tv_usec / 1000);
@@ -2472,7 +2464,7 @@ static void kid_start(struct inj *in, __u64 *s, int kind)
 		count(&st->checked, 1);
 	else if (kind == KID_PLAIN)
 		count(&st->plain, 1);
-	kids[nr_kids++] = (struct kid){ pid, kind, now() };
+	kids[nr_kids++] = (struct kid){ pid, kind, sft_now() };
 }
 
 /* @arg: what makes its random numbers its own */
@@ -2508,8 +2500,8 @@ static void checker(double end)
 		FAIL("no perf event for the chain\n");
 		return;
 	}
-	while (now() < end) {
-		t0 = now();
+	while (sft_now() < end) {
+		t0 = sft_now();
 		err = SFT_RECORD_CHAIN(&run);
 		v = err ? SFT_BROKEN :
 		    sft_run_verdict(&run, &syms,
@@ -2521,9 +2513,9 @@ static void checker(double end)
 			FAIL("the chain's stacks: %s%s\n", sft_verdict_name(v),
 			     wk.strict_chain ? ", expected truth" : "");
 		/* A check, not the load: a fifth of the time at most */
-		pause = 0.1 + 4 * (now() - t0);
-		if (pause > end - now())
-			pause = end - now();
+		pause = 0.1 + 4 * (sft_now() - t0);
+		if (pause > end - sft_now())
+			pause = end - sft_now();
 		if (pause > 0)
 			nap_us(pause * 1e6);
 	}
@@ -2561,7 +2553,7 @@ static int worker_setup(void)
 			return -1;
 		}
 	}
-	wk.next_burst = now() + 10 + 10 * wk.id;
+	wk.next_burst = sft_now() + 10 + 10 * wk.id;
 	return 0;
 }
 
@@ -2901,7 +2893,7 @@ int main(int argc, char **argv)
 	if (fault_percent && faults_on(fault_percent))
 		ksft_exit_fail_msg("cannot set up fault injection\n");
 
-	start = now();
+	start = sft_now();
 	end = start + seconds;
 	fflush(stdout);
 	for (i = 0; i < procs; i++) {
@@ -2932,7 +2924,7 @@ int main(int argc, char **argv)
 			}
 			continue;
 		}
-		if (now() > end + CHILD_TIMEOUT + 60) {
+		if (sft_now() > end + CHILD_TIMEOUT + 60) {
 			for (i = 0; i < procs; i++) {
 				if (!pids[i])
 					continue;
@@ -2945,7 +2937,7 @@ int main(int argc, char **argv)
 				;
 			break;
 		}
-		if (now() > next) {
+		if (sft_now() > next) {
 			progress(next - start);
 			next += 60;
 		}

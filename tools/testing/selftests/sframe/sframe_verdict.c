@@ -151,14 +151,6 @@ static size_t vd_code_len;
 static struct vd_sec long_sec, short_sec;
 static int kmsg = -1;
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void nap(double secs)
 {
 	struct timespec ts = {
@@ -337,9 +329,9 @@ static enum vd_stack vd_unwind(double *t_enter, double *t_exit)
 
 	if (sft_perf_enable(&ev))
 		return VD_BROKEN;
-	*t_enter = now();
+	*t_enter = sft_now();
 	ret = vd_call();
-	*t_exit = now();
+	*t_exit = sft_now();
 	if (sft_perf_disable(&ev))
 		return VD_BROKEN;
 	n = sft_perf_collect(&ev, samples, ARRAY_SIZE(samples), &st);
@@ -417,11 +409,11 @@ static struct {
 
 static bool wait_for(int *what, int value)
 {
-	double end = now() + WAIT_SECONDS;
+	double end = sft_now() + WAIT_SECONDS;
 
 	while (__atomic_load_n(what, __ATOMIC_ACQUIRE) != value) {
 		if (__atomic_load_n(&race.stop, __ATOMIC_ACQUIRE) ||
-		    now() > end)
+		    sft_now() > end)
 			return false;
 		sched_yield();
 	}
@@ -430,12 +422,12 @@ static bool wait_for(int *what, int value)
 
 static void *flipper(void *arg)
 {
-	double end = now() + RACE_SECONDS, t0, t1;
+	double end = sft_now() + RACE_SECONDS, t0, t1;
 	bool registered = false;
 	int c, state;
 
 	(void)arg;
-	for (c = 1; now() < end; c++) {
+	for (c = 1; sft_now() < end; c++) {
 		if (registered && unreg())
 			break;
 		registered = false;
@@ -449,7 +441,7 @@ static void *flipper(void *arg)
 			break;
 		/* The lookup has read the corrupt size and is scanning. */
 		nap(race.delay);
-		t0 = now();
+		t0 = sft_now();
 		set_size(&long_sec, VD_SIZE_VALID);
 		if (unreg())
 			break;
@@ -458,7 +450,7 @@ static void *flipper(void *arg)
 		if (reg(&long_sec))
 			break;
 		registered = true;
-		t1 = now();
+		t1 = sft_now();
 		if (!wait_for(&race.returned, c))
 			break;
 		race.cycles++;
@@ -550,13 +542,13 @@ static bool about_us(const char *line)
 static bool check_log(void)
 {
 	unsigned int made = 0, bad = 0, lines = 0, ours = 0;
-	double end = now() + LOG_SECONDS, t0, t1;
+	double end = sft_now() + LOG_SECONDS, t0, t1;
 	char rec[8192];
 	ssize_t n;
 
 	if (kmsg < 0)
 		return false;
-	while (now() < end || made < LOG_MIN) {
+	while (sft_now() < end || made < LOG_MIN) {
 		set_size(&short_sec, VD_SIZE_CORRUPT);
 		if (reg(&short_sec))
 			return false;

@@ -121,23 +121,15 @@ struct slot {
 	unsigned long calls;
 };
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static __attribute__((noipa)) void *worker(void *arg)
 {
 	struct slot *slot = arg;
 	struct timespec pace = { 0, 500 * 1000 };
-	double end = now() + (100 + slot->life_ms) / 1000.0;
+	double end = sft_now() + (100 + slot->life_ms) / 1000.0;
 	long r = 0;
 
 	prctl(PR_SET_NAME, WORKER_COMM);
-	while (now() < end && !atomic_load(&stop)) {
+	while (sft_now() < end && !atomic_load(&stop)) {
 		r += sf_top(r);
 		slot->calls++;
 		nanosleep(&pace, NULL);
@@ -455,8 +447,8 @@ int main(int argc, char **argv)
 
 	ksft_print_msg("%d s, %d worker threads at a time\n", seconds,
 		       nthreads);
-	end = now() + seconds;
-	while (now() < end) {
+	end = sft_now() + seconds;
+	while (sft_now() < end) {
 		int s;
 
 		for (s = 0; s < nthreads; s++) {
