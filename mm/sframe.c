@@ -382,43 +382,68 @@ void sframe_unmap_range(struct mm_struct *mm, unsigned long start,
  * @oldmm:	the parent's mm; mmap_lock held for writing
  *
  * Called by dup_mmap() once the VMAs are copied.  A registration whose
- * memory the child did not inherit (MADV_DONTFORK) is not kept.  One pass
- * over the registrations and one over the parent's VMAs, whatever the
- * ranges span.
+ * memory the child did not inherit (MADV_DONTFORK) is not kept.  The
+ * child's tree is a copy of the parent's made by __mt_dup(), node by node,
+ * whose entries are then replaced by the child's copies, allocated
+ * beforehand: a replacement needs no memory and cannot fail, so the child
+ * never keeps an entry of the parent's.  Inserting the entries one by one
+ * instead took most of the time of a fork with 1024 registrations.
  *
- * Return: 0 or -ENOMEM; on error the child's partial registry is freed with
- * the rest of its mm.
+ * Return: 0 or -ENOMEM; on error the child's registry is empty.
  */
 int sframe_dup_mm(struct mm_struct *mm, struct mm_struct *oldmm)
 {
+	MA_STATE(old_mas, &oldmm->sframe_mt, 0, 0);
+	MA_STATE(mas, &mm->sframe_mt, 0, 0);
 	VMA_ITERATOR(vmi, oldmm, 0);
+	struct sframe_entry **copies, *old, *e;
 	struct vm_area_struct *vma;
-	struct sframe_entry *old, *e;
-	unsigned long index = 0;
-	int ret;
+	unsigned int i, n = 0;
+	int ret = -ENOMEM;
 
 	if (!oldmm->sframe_count)
 		return 0;
-	mt_for_each(&oldmm->sframe_mt, old, index, ULONG_MAX) {
-		e = kzalloc_obj(*e, GFP_KERNEL_ACCOUNT);
-		if (!e)
-			return -ENOMEM;
+	/* The tree cannot change under the lock: its copy has n entries. */
+	mas_for_each(&old_mas, old, ULONG_MAX)
+		n++;
+	copies = kmalloc_array(n, sizeof(*copies), GFP_KERNEL);
+	if (!copies)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		copies[i] = kzalloc_obj(*copies[i], GFP_KERNEL_ACCOUNT);
+		if (!copies[i])
+			goto out;
+	}
+	ret = __mt_dup(&oldmm->sframe_mt, &mm->sframe_mt, GFP_KERNEL_ACCOUNT);
+	if (ret)
+		goto out;
+
+	i = 0;
+	mas_for_each(&mas, old, ULONG_MAX) {
+		e = copies[i];
+		copies[i++] = NULL;
 		/* Lookups in the parent may set BAD meanwhile */
 		e->sec = old->sec;
 		e->flags = READ_ONCE(old->flags);
 		e->info = old->info;
-		ret = sframe_insert(mm, e);
-		if (ret) {
-			kfree(e);
-			return ret;
-		}
 		if (e->info)
 			refcount_inc(&e->info->refs);
+		e->gen = ++mm->sframe_gen;
+		/* The same range: stored in place, no allocation */
+		mas_store(&mas, e);
 	}
+	/* current_has_sframe() reads it without the lock */
+	WRITE_ONCE(mm->sframe_count, n);
+	mm->sframe_reach = oldmm->sframe_reach;
+
 	for_each_vma(vmi, vma)
 		if (vma->vm_flags & VM_DONTCOPY)
 			sframe_unmap_range(mm, vma->vm_start, vma->vm_end);
-	return 0;
+out:
+	for (i = 0; i < n; i++)
+		kfree(copies[i]);
+	kfree(copies);
+	return ret;
 }
 
 /**
