@@ -34,7 +34,18 @@
  * and nothing else is touched.  The verdict names the entry by its
  * generation, so a stale verdict never hits a newer registration of the
  * same addresses.
+ *
+ * Generations
+ * -----------
+ * Every change of a registry, an insertion or a removal, takes a new value
+ * of one counter shared by all mms and stores it in mm->sframe_gen once
+ * the tree changed.  So a generation names one state of one registry: a
+ * cache of what lookups found (the unwinder keeps one per task, see
+ * kernel/unwind/user.c) is valid while sframe_registry_gen() still
+ * returns the generation it was filled under, and never mistakes the
+ * registry of a new mm, after exec, for the old one.
  */
+#include <linux/atomic.h>
 #include <linux/kernel.h>
 #include <linux/maple_tree.h>
 #include <linux/mm.h>
@@ -56,7 +67,7 @@
  * struct sframe_entry - one registered (text range, .sframe range) pair
  * @sec:	the decoder's view of the section, validated at registration
  * @flags:	SFRAME_ENTRY_* bits
- * @gen:	when it was registered, unique in its mm (mm->sframe_gen)
+ * @gen:	the registry's generation that inserted it (mm->sframe_gen)
  * @info:	how the registration names its object, or NULL
  * @rcu:	frees the entry after the readers that may still see it
  */
@@ -67,6 +78,21 @@ struct sframe_entry {
 	struct sframe_objinfo	*info;
 	struct rcu_head		rcu;
 };
+
+/* The last generation given to a registry, of any mm */
+static atomic64_t sframe_last_gen = ATOMIC64_INIT(0);
+
+static u64 sframe_next_gen(void)
+{
+	return atomic64_inc_return(&sframe_last_gen);
+}
+
+/* Publish generation @gen once the tree changed; mmap_lock held, written */
+static void sframe_set_gen(struct mm_struct *mm, u64 gen)
+{
+	/* Pairs with sframe_registry_gen(): a reader of @gen sees the change */
+	smp_store_release(&mm->sframe_gen, gen);
+}
 
 /**
  * sframe_objinfo_put - drop a reference to an object's description
@@ -124,11 +150,12 @@ static int sframe_insert(struct mm_struct *mm, struct sframe_entry *e)
 		return -ENOSPC;
 	if (mas_find(&mas, e->sec.text_end - 1))
 		return -EEXIST;
-	e->gen = ++mm->sframe_gen;
+	e->gen = sframe_next_gen();
 	mas_set_range(&mas, e->sec.text_start, e->sec.text_end - 1);
 	ret = mas_store_gfp(&mas, e, GFP_KERNEL_ACCOUNT);
 	if (ret)
 		return ret;
+	sframe_set_gen(mm, e->gen);
 	/* current_has_sframe() reads it without the lock */
 	WRITE_ONCE(mm->sframe_count, mm->sframe_count + 1);
 	mm->sframe_reach = max(mm->sframe_reach, sframe_entry_reach(e));
@@ -243,6 +270,7 @@ static void sframe_erase(struct mm_struct *mm, struct sframe_entry *e)
 	MA_STATE(mas, &mm->sframe_mt, e->sec.text_start, e->sec.text_start);
 
 	mas_erase(&mas);
+	sframe_set_gen(mm, sframe_next_gen());
 	WRITE_ONCE(mm->sframe_count, mm->sframe_count - 1);
 	/* The reach only grows, but an empty registry starts over. */
 	if (!mm->sframe_count)
@@ -400,6 +428,7 @@ int sframe_dup_mm(struct mm_struct *mm, struct mm_struct *oldmm)
 	struct vm_area_struct *vma;
 	unsigned int i, n = 0;
 	int ret = -ENOMEM;
+	u64 gen;
 
 	if (!oldmm->sframe_count)
 		return 0;
@@ -418,6 +447,8 @@ int sframe_dup_mm(struct mm_struct *mm, struct mm_struct *oldmm)
 	if (ret)
 		goto out;
 
+	/* One generation for the whole copy: its ranges are disjoint. */
+	gen = sframe_next_gen();
 	i = 0;
 	mas_for_each(&mas, old, ULONG_MAX) {
 		e = copies[i];
@@ -428,10 +459,11 @@ int sframe_dup_mm(struct mm_struct *mm, struct mm_struct *oldmm)
 		e->info = old->info;
 		if (e->info)
 			refcount_inc(&e->info->refs);
-		e->gen = ++mm->sframe_gen;
+		e->gen = gen;
 		/* The same range: stored in place, no allocation */
 		mas_store(&mas, e);
 	}
+	sframe_set_gen(mm, gen);
 	/* current_has_sframe() reads it without the lock */
 	WRITE_ONCE(mm->sframe_count, n);
 	mm->sframe_reach = oldmm->sframe_reach;
@@ -548,6 +580,23 @@ bool current_has_sframe(void)
 	 * may or may not be seen, as if it came just before or after.
 	 */
 	return mm && READ_ONCE(mm->sframe_count);
+}
+
+/**
+ * sframe_registry_gen - the generation of current's registry
+ *
+ * Read before a lookup whose result is cached under it: a cache filled
+ * under a generation is valid as long as this returns the same value.
+ *
+ * Return: the generation, or 0 when current has no mm (0 names no state
+ * of any registry that has had a section).
+ */
+u64 sframe_registry_gen(void)
+{
+	struct mm_struct *mm = current->mm;
+
+	/* Pairs with sframe_set_gen(): the lookup sees the tree as of it. */
+	return mm ? smp_load_acquire(&mm->sframe_gen) : 0;
 }
 
 #ifdef CONFIG_PROC_FS

@@ -221,6 +221,7 @@ struct sframe_gap {
 int sframe_find(unsigned long ip, bool topmost, struct sframe_rule *rule,
 		u32 *budget, struct sframe_gap *gap);
 bool current_has_sframe(void);
+u64 sframe_registry_gen(void);
 
 /**
  * struct sframe_proc_iter - the state of a /proc/<pid>/sframe reader

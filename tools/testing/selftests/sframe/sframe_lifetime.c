@@ -267,7 +267,7 @@ int main(int argc, char **argv)
 	}
 
 	ksft_print_header();
-	ksft_set_plan(13);
+	ksft_set_plan(14);
 
 	ret = sft_run_open(&run);
 	if (!ret)
@@ -305,6 +305,23 @@ int main(int argc, char **argv)
 	v = ret ? SFT_BROKEN : sft_run_verdict(&run, &syms, SFT_TRUTH, false);
 	ksft_test_result(v == SFT_TRUTH,
 			 "end: the children's changes left this process's registration alone\n");
+
+	/*
+	 * This task has unwound the chain through SFrame: the rules of its
+	 * return addresses are in the task's cache.  A removal must make the
+	 * next walk of the same task see the registration gone.
+	 */
+	fflush(stdout);
+	if (change_mappings(CHANGE_MUNMAP)) {
+		ksft_perror("munmap of the spare page");
+		v = SFT_BROKEN;
+	} else {
+		ret = SFT_RECORD_CHAIN(&run);
+		v = ret ? SFT_BROKEN :
+		    sft_run_verdict(&run, &syms, SFT_FP, false);
+	}
+	ksft_test_result(v == SFT_FP,
+			 "munmap of a text page after walks drops the registration for the next walk of the same task\n");
 	sft_run_close(&run);
 
 	sft_self_free(&self);
