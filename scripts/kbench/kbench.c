@@ -23,10 +23,14 @@
  * from the program's own code, so that every frame of the stack is the
  * program's.
  *
- *	kbench frames [D]  per-frame cost at depths 8, 32, 128, 500 (or D),
- *			warm and cold
+ *	kbench frames [D]  per-frame cost at depths 8, 32, 128, 500 (or D):
+ *			warm (the task's cache of SFrame rules holds the
+ *			chain's), uncached (the registry changed before each
+ *			call, so each frame is looked up), cold (uncached,
+ *			and the .sframe pages zapped)
  *	kbench growth	registry lookup (1..1024 sections) and FDE search
- *			(10^2..10^6 FDEs), on code registered with codectl()
+ *			(10^2..10^6 FDEs), on code registered with codectl(),
+ *			uncached
  *	kbench codectl	codectl() register + unregister against mmap + munmap,
  *			and the cost of munmap/mremap/mprotect with 0, 1 and
  *			1024 registrations
@@ -35,6 +39,8 @@
  *	kbench dump-code N FILE  the chain's code with N FDEs, run once;
  *			its section written to FILE (to check the generator)
  *
+ * growth, codectl and fork first unregister what the kernel registered (the
+ * vDSO's section), so that their counts are the program's registrations.
  * KBENCH_SCALE (default 1) multiplies the number of calls of each loop.
  */
 #define _GNU_SOURCE
@@ -238,6 +244,7 @@ static void kb_enable(struct kb_perf *on, struct kb_perf *off)
 struct kb_run {
 	struct kb_perf *perf;
 	unsigned long n;
+	bool uncached;		/* change the registry before each call */
 	void *cold;		/* pages to zap before each call, or NULL */
 	size_t cold_len;
 	bool keep;		/* leave the records in the ring */
@@ -246,6 +253,8 @@ struct kb_run {
 };
 
 static volatile unsigned long kb_ra[KB_MAX_DEPTH + 2];
+
+static void kb_new_gen(void);
 
 static long kb_minflt(void)
 {
@@ -265,6 +274,8 @@ KB_FN long kb_measure(struct kb_run *r)
 	f0 = kb_minflt();
 	t0 = now_ns();
 	for (i = 0; i < r->n; i++) {
+		if (r->uncached)
+			kb_new_gen();
 		if (r->cold && madvise(r->cold, r->cold_len, MADV_DONTNEED))
 			die("madvise(MADV_DONTNEED): %s", strerror(errno));
 		sum += kb_getppid();
@@ -342,6 +353,8 @@ static void kb_check_frames(struct kb_perf *p, int depth)
 			    depth, i + 1, (unsigned long long)ips[i + 1], kb_ra[i]);
 }
 
+static const char * const kb_temps[] = { "warm", "uncached", "cold" };
+
 static void cmd_frames(int only)
 {
 	static const int depths[] = { 8, 32, 128, 500 };
@@ -371,12 +384,13 @@ static void cmd_frames(int only)
 
 		if (only && depth != only)
 			continue;
-		for (t = 0; t < 2; t++) {
+		for (t = 0; t < 3; t++) {
 			for (m = 0; m < 2; m++) {
 				struct kb_run r = {
 					.perf = m ? &cc : &base,
 					.n = n,
-					.cold = t ? cold : NULL,
+					.uncached = t > 0,
+					.cold = t == 2 ? cold : NULL,
 					.cold_len = cold_len,
 				};
 
@@ -392,10 +406,10 @@ static void cmd_frames(int only)
 				r.keep = false;
 				kb_rec(depth, &r);
 				printf("KB frames %s %d %s %s %.1f\n", KB_BUILD,
-				       depth, t ? "cold" : "warm",
+				       depth, kb_temps[t],
 				       m ? "cc" : "base", (double)r.ns / n);
 				printf("KB minflt %s %d %s %s %.2f\n", KB_BUILD,
-				       depth, t ? "cold" : "warm",
+				       depth, kb_temps[t],
 				       m ? "cc" : "base", (double)r.minflt / n);
 			}
 		}
@@ -700,6 +714,36 @@ static void kb_dummies_free(struct kb_dummies *d)
 	munmap(d->map, 2 * KB_PAGE * (d->n ? d->n : 1));
 }
 
+/* Dummies registered for a table, or NULL: kb_new_gen() uses their last */
+static struct kb_dummies *kb_table_dummies;
+
+/*
+ * A registration and a removal of a dummy: the registry's generation
+ * changes, and with it every SFrame rule the task's cache holds.  The
+ * same in the calls with and without a stack, so it is not in their
+ * difference.  With dummies registered for a table (up to the limit of
+ * 1024), the last one is removed and registered again instead.
+ */
+static void kb_new_gen(void)
+{
+	static struct kb_dummies bumper;
+	struct kb_dummies *d = kb_table_dummies;
+	int ret;
+
+	if (d && d->registered) {
+		kb_unregister((uintptr_t)d->map + 2 * (d->registered - 1) * KB_PAGE);
+		ret = kb_dummy_register(d, d->registered - 1);
+	} else {
+		if (!bumper.map)
+			kb_dummies_make(&bumper, 1);
+		ret = kb_dummy_register(&bumper, 0);
+		if (!ret)
+			kb_unregister((uintptr_t)bumper.map);
+	}
+	if (ret)
+		die("codectl(REGISTER) of a dummy: %s", strerror(-ret));
+}
+
 /* The chain's stack: depth frames in the copies, in ring order. */
 static void kb_check_chain(struct kb_perf *p, struct kb_code *c, int depth)
 {
@@ -718,6 +762,9 @@ static void kb_check_chain(struct kb_perf *p, struct kb_code *c, int depth)
 	}
 }
 
+/* Let the task's cache keep the chain's rules from one call to the next */
+static bool kb_chain_warm;
+
 /* ns per call of the chain at @depth, base or cc */
 static double kb_chain_time(struct kb_code *c, struct kb_perf *p, int depth,
 			    unsigned long n)
@@ -728,6 +775,8 @@ static double kb_chain_time(struct kb_code *c, struct kb_perf *p, int depth,
 
 	t0 = now_ns();
 	for (i = 0; i < n; i++) {
+		if (!kb_chain_warm)
+			kb_new_gen();	/* the search, not the task's cache */
 		sum += c->entry(depth);
 		kb_drain(p);
 	}
@@ -777,7 +826,7 @@ static void cmd_growth(void)
 
 	/* Search depth: one registration, the chain's, of 10^2..10^6 FDEs */
 	for (i = 0; i < sizeof(fdes) / sizeof(fdes[0]); i++) {
-		kb_code_make(&c, fdes[i], 32);
+		kb_code_make(&c, fdes[i], 64);
 		kb_code_register(&c);
 		kb_chain_table("fdes", fdes[i], &c, &base, &cc);
 		kb_unregister((uintptr_t)c.text);
@@ -785,13 +834,19 @@ static void cmd_growth(void)
 	}
 
 	/* Registry: the chain's section (10^3 FDEs) among 0..1023 others */
-	kb_code_make(&c, 1000, 32);
+	kb_code_make(&c, 1000, 64);
 	kb_code_register(&c);
+	/* Its 64 return addresses through the task's cache, for comparison */
+	kb_chain_warm = true;
+	kb_chain_table("warm", 1000, &c, &base, &cc);
+	kb_chain_warm = false;
 	kb_dummies_make(&d, 1023);
+	kb_table_dummies = &d;
 	for (i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
 		kb_dummies_register(&d, regs[i] - 1);
 		kb_chain_table("regs", regs[i], &c, &base, &cc);
 	}
+	kb_table_dummies = NULL;
 	kb_dummies_free(&d);
 	kb_unregister((uintptr_t)c.text);
 	kb_code_free(&c);
@@ -955,6 +1010,27 @@ static void cmd_fork(void)
 	kb_dummies_free(&many);
 }
 
+/*
+ * Remove the registrations the kernel made (the vDSO's), so that the
+ * counts of the tables are the program's own, up to the limit of 1024.
+ */
+static void kb_drop_kernel_regs(void)
+{
+	FILE *f = fopen("/proc/self/sframe", "r");
+	unsigned long text[8];
+	unsigned int n = 0;
+	char line[512];
+
+	if (!f)
+		die("/proc/self/sframe: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f))
+		if (n < 8 && sscanf(line, "%lx-", &text[n]) == 1)
+			n++;
+	fclose(f);
+	while (n)
+		kb_unregister(text[--n]);
+}
+
 /* Build the chain's code and section, run it, write the section to @path */
 static void cmd_dump_code(uint32_t nfdes, const char *path)
 {
@@ -984,6 +1060,11 @@ int main(int argc, char **argv)
 		kb_scale = atof(s);
 	kb_self = argv[0];
 	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	/* The registry tables count the program's registrations only. */
+	if (!strcmp(argv[1], "growth") || !strcmp(argv[1], "codectl") ||
+	    !strcmp(argv[1], "fork"))
+		kb_drop_kernel_regs();
 
 	if (!strcmp(argv[1], "frames"))
 		cmd_frames(argc > 2 ? atoi(argv[2]) : 0);
