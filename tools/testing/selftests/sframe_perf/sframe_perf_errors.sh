@@ -1,20 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# perf's own test of --call-graph sframe (perf test), which also checks
-# that a mode word perf does not know and the options that cannot give
-# SFrame stacks are refused, and the other uses of the mode that must fail
-# with a clear error rather than record other stacks under its name: a
-# kernel without the SFrame unwinder or without deferred callchains (made
-# to look so by libsframe_perf_fake.so, preloaded into perf), a bad
-# call-graph.record-mode in perf config, and the perf commands that do not
-# wait for deferred stacks.
+# perf's own tests (perf test) of --call-graph sframe and of the merging of
+# deferred callchains; the first also checks that a mode word perf does not
+# know and the options that cannot give SFrame stacks are refused.  Then the
+# other uses of the mode that must fail with a clear error rather than
+# record other stacks under its name: a kernel without the SFrame unwinder
+# or without deferred callchains (made to look so by libsframe_perf_fake.so,
+# preloaded into perf), a bad call-graph.record-mode in perf config, and the
+# perf commands that do not wait for deferred stacks.
 
 . "$(dirname "$0")/sframe_perf_lib.sh"
 
 ktap_print_header
 sfp_require
-ktap_set_plan 6
+ktap_set_plan 7
 cd "$SFP_DIR" || ktap_exit_fail_msg "cannot cd to $SFP_DIR"
 
 FAKE=$SFP_DIR/libsframe_perf_fake.so
@@ -46,14 +46,23 @@ refused() {
 
 record=("$PERF" record -o "$SFP_TMP/perf.data")
 
-# perf test runs the shell test tests/shell/record_sframe.sh.
-out=$("$PERF" test -v "perf record --call-graph sframe" 2>&1)
-printf '%s\n' "$out" | sed 's/^/# /'
-if printf '%s\n' "$out" | grep -q -E '[0-9]+: perf record --call-graph sframe *: Ok'; then
-	ktap_test_pass "perf test: perf record --call-graph sframe"
-else
-	ktap_test_fail "perf test: perf record --call-graph sframe"
-fi
+# perf_test NAME: run perf's own test NAME.
+perf_test() {
+	local out
+
+	out=$("$PERF" test -v "$1" 2>&1)
+	printf '%s\n' "$out" | sed 's/^/# /'
+	if printf '%s\n' "$out" | grep -q -E "[0-9]+: $1 *: Ok"; then
+		ktap_test_pass "perf test: $1"
+	else
+		ktap_test_fail "perf test: $1"
+	fi
+}
+
+# The shell test tests/shell/record_sframe.sh, and the merging of deferred
+# callchains into the samples before and after their record.
+perf_test "perf record --call-graph sframe"
+perf_test "Merge deferred callchains"
 
 refused "a kernel without the SFrame unwinder (no /proc/self/sframe)" \
 	"the kernel cannot unwind user stacks with SFrame" \
