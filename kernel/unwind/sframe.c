@@ -429,17 +429,6 @@ static __always_inline void sframe_decode_fde(const void *raw, bool v2,
 #define SFRAME_FDE_BLOCK	8
 
 /*
- * A large FDE array is first narrowed to one step of a coarse grid, of
- * 2^(SFRAME_GRID_BITS - 1) to 2^SFRAME_GRID_BITS entries, one entry a probe.
- * Every lookup starts on the same grid entries, so they stay cached as the
- * first levels of a bisection do, and only the blocks that follow land on
- * entries that no other lookup reads.  Below SFRAME_GRID_MIN_FDES (2.5 MiB
- * of V2 FDEs), blocks from the first guess on are faster (make bench).
- */
-#define SFRAME_GRID_BITS	10
-#define SFRAME_GRID_MIN_FDES	BIT(17)
-
-/*
  * What the search knows: the entries before lo start at or before ip, those
  * from hi on after it, and lo_end <= ip < hi_start: where entry lo - 1 ends
  * (the search goes past it only if it does not cover ip) and entry hi
@@ -623,12 +612,11 @@ static __always_inline unsigned int sframe_slow(unsigned int slow,
 }
 
 /*
- * Find the FDE whose function contains @ip.  Each step probes around an
- * interpolated guess, or bisects after two steps that did not halve the
- * range, so that the number of steps stays O(log FDEs): a grid entry while
- * the range spans more than a grid step (see SFRAME_GRID_BITS), then a block
- * of entries.  Inlined once per version, for constant entry sizes in the
- * hot loop.
+ * Find the FDE whose function contains @ip.  Each step reads a block of
+ * entries around an interpolated guess, or around the middle after two steps
+ * that did not halve the range, so that the number of steps stays O(log
+ * FDEs).  Inlined once per version, for constant entry sizes in the hot
+ * loop.
  */
 static __always_inline int sframe_search(const struct sframe_section *sec,
 					 unsigned long ip, bool v2,
@@ -640,23 +628,10 @@ static __always_inline int sframe_search(const struct sframe_section *sec,
 		.lo_end = sec->text_start,
 		.hi_start = sec->text_end,
 	};
-	u32 grid = U32_MAX, first, n;
 	unsigned int slow = 0;
+	u32 first, n;
 	int ret;
 
-	if (sec->num_fdes >= SFRAME_GRID_MIN_FDES)
-		grid = BIT(fls(sec->num_fdes) - SFRAME_GRID_BITS);
-
-	/* The grid entry that starts the guess's step, or the next one */
-	while ((n = b.hi - b.lo) > grid) {
-		first = round_down(sframe_pick(ip, &b, slow), grid);
-		if (first < b.lo)
-			first += grid;	/* before hi, as n > grid */
-		ret = sframe_probe(sec, buf, v2, first, 1, ip, &b, fde, budget);
-		if (ret <= 0)
-			return ret;
-		slow = sframe_slow(slow, &b, n);
-	}
 	/* The block around the guess, inside [lo, hi) */
 	while ((n = b.hi - b.lo) > SFRAME_FDE_BLOCK) {
 		first = clamp(sframe_pick(ip, &b, slow),

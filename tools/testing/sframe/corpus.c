@@ -297,9 +297,8 @@ static int ref_block(const struct ref *r, uint64_t first, uint64_t cnt,
 }
 
 /*
- * The decoder's search: a grid entry a step while the range spans more than
- * a grid step (arrays of 2^17 FDEs or more), then blocks of 8 around the
- * guess; bisection after two steps that did not halve the range.  Then the
+ * The decoder's search: blocks of 8 around the guess; around the middle
+ * after two steps that did not halve the range.  Then the
  * last entries, of which only those before hi must be readable.  Each entry
  * read costs a unit of *@cost, charged before the read.
  */
@@ -308,34 +307,24 @@ static int ref_search(const struct ref *r, uint64_t ip, struct ref_fde *f,
 {
 	const unsigned int esz = r->version == 2 ? 20 : 16, blk = 8;
 	struct ref_bounds b = { 0, r->nfdes, r->ts, r->te };
-	uint64_t grid = ~0ULL, first, cnt;
 	unsigned int slow = 0;
+	uint64_t first;
 	int ret;
 
-	if (r->nfdes >= 1u << 17)
-		grid = 1ull << (32 - __builtin_clz(r->nfdes) - 10);
 	while (b.hi - b.lo > blk) {
 		uint64_t n = b.hi - b.lo;
 
 		first = slow < 2 ? ref_guess(ip, b.lo, b.hi, b.lo_end,
 					     b.hi_start) : b.lo + n / 2;
-		if (n > grid) {
-			first -= first % grid;
-			if (first < b.lo)
-				first += grid;
-			cnt = 1;
-		} else {
-			if (first < b.lo + blk / 2)
-				first = b.lo + blk / 2;
-			if (first > b.hi - blk / 2)
-				first = b.hi - blk / 2;
-			first -= blk / 2;
-			cnt = blk;
-		}
-		*cost += cnt;
-		if (faults(r, r->fdes + first * esz, cnt * esz))
+		if (first < b.lo + blk / 2)
+			first = b.lo + blk / 2;
+		if (first > b.hi - blk / 2)
+			first = b.hi - blk / 2;
+		first -= blk / 2;
+		*cost += blk;
+		if (faults(r, r->fdes + first * esz, blk * esz))
 			return -EFAULT;
-		ret = ref_block(r, first, cnt, ip, &b, f, why);
+		ret = ref_block(r, first, blk, ip, &b, f, why);
 		if (ret <= 0)
 			return ret;
 		slow = slow < 2 && b.hi - b.lo > n / 2 ? slow + 1 : 0;
@@ -1272,8 +1261,8 @@ static void cat_fde_order(void)
 }
 
 /*
- * Large sections, where the FDE search starts on its grid (2^17 FDEs or
- * more): a random layout per version, and cases with one corruption each
+ * Large sections (140,000 FDEs, where the search takes the most steps): a
+ * random layout per version, and cases with one corruption each
  * (a random byte of an FDE, an FDE's start anywhere in the text, a fault
  * over an FDE, a random byte of its FREs), looked up around the corrupted
  * FDE and at random PCs.

@@ -897,10 +897,9 @@ static void test_skewed_fdes(void)
 }
 
 /*
- * A layout like a real program's (sfw_random_section()), large enough for
- * the search's grid (SFRAME_GRID_MIN_FDES).  Random PCs all over the text
- * must find what a plain binary search over the layout finds, in O(log
- * FDEs) reads.
+ * A layout like a real program's (sfw_random_section()), of 140,000 FDEs.
+ * Random PCs all over the text must find what a plain binary search over
+ * the layout finds, in O(log FDEs) reads.
  */
 static void test_random_fdes(void)
 {
@@ -1638,9 +1637,9 @@ static void expect_fn_quick(const struct sframe_section *sec,
  * through the other one; and the section is never found corrupt, although
  * the search reads FDEs of the other segment (its interpolation guess lands
  * there, and blocks of 8 straddle the boundary).  Small arrays, and large
- * ones where the search starts on its grid (SFRAME_GRID_MIN_FDES), looked
- * up at every PC once, and in full (both frame kinds, budget checks) at the
- * functions near the boundary and at one in 997.
+ * ones (70,000 FDEs a segment), looked up at every PC once, and in full
+ * (both frame kinds, budget checks) at the functions near the boundary and
+ * at one in 997.
  */
 static void test_segments(void)
 {
