@@ -100,6 +100,10 @@ fi
 
 # The Linux tree that is built: the assembled overlay (make tree).
 TREE=${TREE:-$OUT/tree}
+KBUILD=${KBUILD:-$OUT/build/$SFRAME_ARCH}
+# The guest's shared directory: the kselftests going in, their TAP coming out.
+GUEST_DIR=${GUEST_DIR:-$OUT/guest$ARCH_SUFFIX}
+export GUEST_DIR
 
 # make flags of perf's builds (scripts/build-perf, scripts/build-patch).
 # Left out: what perf can do without (scripting, TUI, BPF skeletons, LLVM,
@@ -108,7 +112,3 @@ PERF_MAKE_FLAGS=(NO_LIBPYTHON=1 NO_LIBPERL=1 NO_SLANG=1 NO_GTK2=1 NO_JVMTI=1
 	NO_LIBBPF=1 BUILD_BPF_SKEL=0 NO_LIBLLVM=1 NO_LIBDEBUGINFOD=1
 	NO_LIBUNWIND=1 NO_JEVENTS=1 NO_LIBPFM4=1 NO_BABELTRACE2=1 NO_SDT=1
 	NO_CAPSTONE=1 NO_LIBNUMA=1 NO_RUST=1 WERROR=0 prefix=/usr)
-KBUILD=${KBUILD:-$OUT/build/$SFRAME_ARCH}
-# The guest's shared directory: the kselftests going in, their TAP coming out.
-GUEST_DIR=${GUEST_DIR:-$OUT/guest$ARCH_SUFFIX}
-export GUEST_DIR

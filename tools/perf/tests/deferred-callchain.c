@@ -5,8 +5,9 @@
  * pipe mode: a sample before its record, a sample after it (the kernel hands
  * out the cookie of a deferred unwind until the thread returns to user space,
  * so a sample taken in the unwind itself comes after the record), a sample of
- * another thread with the same cookie value and a sample whose record never
- * comes.
+ * another thread with the same cookie value, a sample whose record never
+ * comes, and a sample after a record whose callchain claims more entries
+ * than the record holds.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -28,8 +29,10 @@
 
 #define TEST_TID	100
 #define OTHER_TID	200
+#define BAD_TID		300
 #define COOKIE		0x1234500000001ULL
 #define LOST_COOKIE	0x1234500000002ULL
+#define BAD_COOKIE	0x1234500000003ULL
 #define KERNEL_IP	0xffffffff81000000ULL
 
 /* The user part of the stack that the record gives. */
@@ -94,11 +97,14 @@ static u64 *put_sample(u64 *pos, u32 tid, u64 time, u64 cookie)
 	return put(pos + 1, body, ARRAY_SIZE(body));
 }
 
-/* The deferred callchain record of @cookie, with its sample_id (TID, TIME). */
-static u64 *put_record(u64 *pos, u32 tid, u64 time, u64 cookie)
+/*
+ * The deferred callchain record of @cookie, with its sample_id (TID, TIME):
+ * user_ips, said to be @nr entries.
+ */
+static u64 *put_record(u64 *pos, u32 tid, u64 time, u64 cookie, u64 nr)
 {
 	struct perf_event_header *hdr = (void *)pos;
-	u64 head[] = { cookie, ARRAY_SIZE(user_ips) };
+	u64 head[] = { cookie, nr };
 	u64 id[] = { (u64)tid << 32 | tid, time };
 
 	hdr->type = PERF_RECORD_CALLCHAIN_DEFERRED;
@@ -163,9 +169,11 @@ static int test__deferred_callchain(struct test_suite *test __maybe_unused,
 	pos = put_attr(stream + sizeof(*phdr) / sizeof(u64));
 	pos = put_sample(pos, TEST_TID, 100, COOKIE);		/* before */
 	pos = put_sample(pos, OTHER_TID, 110, COOKIE);		/* other thread */
-	pos = put_record(pos, TEST_TID, 120, COOKIE);
+	pos = put_record(pos, TEST_TID, 120, COOKIE, ARRAY_SIZE(user_ips));
 	pos = put_sample(pos, TEST_TID, 130, COOKIE);		/* after */
 	pos = put_sample(pos, TEST_TID, 140, LOST_COOKIE);	/* no record */
+	pos = put_record(pos, BAD_TID, 150, BAD_COOKIE, 1000);	/* too long */
+	pos = put_sample(pos, BAD_TID, 160, BAD_COOKIE);
 	len = (pos - stream) * sizeof(u64);
 
 	if (pipe(fds))
@@ -197,10 +205,11 @@ static int test__deferred_callchain(struct test_suite *test __maybe_unused,
 	/*
 	 * The record delivers the sample before it and leaves the other
 	 * thread's alone, the sample after the record is merged at once and
-	 * the end of the stream delivers the ones still waiting, as they are.
+	 * the end of the stream delivers the ones still waiting, as they are:
+	 * a record that does not hold its callchain is not merged later.
 	 */
-	if (dt.nr_samples != 4)
-		pr_debug("%d samples delivered, not 4\n", dt.nr_samples);
+	if (dt.nr_samples != 5)
+		pr_debug("%d samples delivered, not 5\n", dt.nr_samples);
 	else if (!merged(&dt.samples[0], TEST_TID))
 		pr_debug("the sample before its record was not merged\n");
 	else if (!merged(&dt.samples[1], TEST_TID))
@@ -209,6 +218,8 @@ static int test__deferred_callchain(struct test_suite *test __maybe_unused,
 		pr_debug("the sample of another thread was changed\n");
 	else if (!unmerged(&dt.samples[3], TEST_TID, LOST_COOKIE))
 		pr_debug("the sample without a record was changed\n");
+	else if (!unmerged(&dt.samples[4], BAD_TID, BAD_COOKIE))
+		pr_debug("a record too short for its callchain was merged\n");
 	else
 		err = TEST_OK;
 out:
