@@ -12,7 +12,11 @@
  * registers the PT_GNU_SFRAME segment of each object once for every
  * executable PT_LOAD segment, with the object's path and build ID;
  * la_objclose(), which ld.so calls before it unmaps the object, unregisters
- * them.
+ * them.  The objects of the program's start -- the program, its libraries,
+ * their libraries -- are never unmapped: ld.so calls la_objclose() for them
+ * at exit only, once their destructors ran, and the C library's exit code
+ * still runs after it.  Their registrations stay until the mm goes, so that
+ * a stack taken there is complete too.
  *
  * An object without PT_GNU_SFRAME -- nearly everything a distribution ships,
  * the C library, ld.so and the program itself included -- may have a
@@ -95,6 +99,8 @@
  * @next:	the next object with registrations
  * @sidecar:	the sidecar file's mapping, or NULL
  * @sidecar_len: its length
+ * @at_start:	mapped at the program's start, before ld.so first said that
+ *		its link maps are consistent: unmapped only with the mm
  * @nr:		number of registered text ranges
  * @text_start:	their keys for CODECTL_UNREGISTER
  */
@@ -102,6 +108,7 @@ struct sfa_object {
 	struct sfa_object *next;
 	void *sidecar;
 	size_t sidecar_len;
+	bool at_start;
 	unsigned int nr;
 	__u64 text_start[];
 };
@@ -123,6 +130,7 @@ struct sfa_segs {
  * lock (or before any other thread exists), so no lock of our own.
  */
 static struct sfa_object *sfa_objects;
+static bool sfa_started;	/* ld.so said LA_ACT_CONSISTENT once */
 static bool sfa_debug;
 static const char *sfa_prefix = SFA_PREFIX;
 
@@ -291,6 +299,8 @@ static struct sfa_object *sfa_object_new(const struct link_map *map,
 	obj = calloc(1, sizeof(*obj) + nr * sizeof(obj->text_start[0]));
 	if (!obj)
 		sfa_say("%s: out of memory\n", sfa_name(map));
+	else
+		obj->at_start = !sfa_started;
 	return obj;
 }
 
@@ -678,6 +688,21 @@ SFA_EXPORT unsigned int la_version(unsigned int version)
 }
 
 /**
+ * la_activity() - Learn that the objects of the program's start are mapped
+ * @cookie: the link-map namespace's cookie
+ * @flag: LA_ACT_CONSISTENT, LA_ACT_ADD or LA_ACT_DELETE
+ *
+ * ld.so says LA_ACT_CONSISTENT first once it has mapped the program's
+ * start; the objects la_objopen() saw before stay until exit.
+ */
+SFA_EXPORT void la_activity(uintptr_t *cookie, unsigned int flag)
+{
+	(void)cookie;
+	if (flag == LA_ACT_CONSISTENT)
+		sfa_started = true;
+}
+
+/**
  * la_objopen() - Register the SFrame section of an object ld.so mapped
  * @map: the object
  * @lmid: its link-map namespace
@@ -699,7 +724,9 @@ SFA_EXPORT unsigned int la_objopen(struct link_map *map, long lmid,
  * la_objclose() - Unregister an object's text ranges before ld.so unmaps it
  * @cookie: what la_objopen() left in it
  *
- * Unmaps the object's sidecar, if it had one, after that.
+ * Unmaps the object's sidecar, if it had one, after that.  An object of
+ * the program's start is left as it is: ld.so closes it at exit only, and
+ * exit runs code of the C library after that.
  *
  * Return: 0.
  */
@@ -711,12 +738,12 @@ SFA_EXPORT unsigned int la_objclose(uintptr_t *cookie)
 	for (pp = &sfa_objects; *pp; pp = &(*pp)->next) {
 		if ((uintptr_t)*pp == *cookie) {
 			obj = *pp;
-			*pp = obj->next;
 			break;
 		}
 	}
-	if (!obj)
+	if (!obj || obj->at_start)
 		return 0;
+	*pp = obj->next;
 	for (i = 0; i < obj->nr; i++) {
 		struct codectl_unregister arg = {
 			.text_start = obj->text_start[i],

@@ -19,7 +19,11 @@
  * sidecars, with V3 ones, and for a copy of the program built without
  * SFrame that has a sidecar of its own.  Without sidecars it must stop
  * short, which proves that they matter.  /proc/<pid>/sframe must show the
- * sidecars' registrations (sframe-addr=).
+ * sidecars' registrations (sframe-addr=).  At exit, after ld.so closed
+ * every object, the chain samples one more write(), from the C library's
+ * flush of its streams: the sidecars must still be registered, and that
+ * stack must end in the frames the DWARF unwind ended in, __libc_start_main
+ * and _start.
  *
  * Hostile sidecars of the C library, made here from the good one: a
  * truncated file, another build ID, another text note, another machine --
@@ -86,6 +90,9 @@ enum where { IN_LIBC = 'c', IN_PROG = 'p', IN_OTHER = '?' };
  * @after_libc:	it printed a codectl registration of the C library
  * @after_ok:	... a sidecar's, that is ok
  * @after_bad:	it printed a line of a registration that is bad
+ * @exit_nr:	frames of the stack it took at exit
+ * @exit_ips:	their addresses
+ * @exit_libc:	the C library's sidecar was registered then, and ok
  * @err:	its stderr: the module's messages
  * @status:	its exit status, or -1
  */
@@ -103,6 +110,9 @@ struct run {
 	int nlines;
 	char *out;
 	bool after_libc, after_ok, after_bad;
+	unsigned int exit_nr;
+	__u64 exit_ips[SC_MAX_FRAMES];
+	bool exit_libc;
 	char *err;
 	int status;
 };
@@ -237,38 +247,64 @@ static char *read_memfd(int fd)
 	return s ? s : strdup("");
 }
 
-/* The chain's printed stack, and its /proc/self/sframe after the unwind */
+/* Is @line, of /proc/<pid>/sframe, a codectl registration of the C library? */
+static bool is_libc_line(const char *line)
+{
+	size_t n = strlen(line), b = strlen(libc.base);
+
+	return strstr(line, " codectl ") && n > b &&
+	       !strcmp(line + n - b, libc.base) && line[n - b - 1] == '/';
+}
+
+/* ... and one of its sidecar, that is ok? */
+static bool is_libc_sidecar(const char *line)
+{
+	return is_libc_line(line) && strstr(line, " codectl ok sframe-addr=");
+}
+
+/* Parse "N IP..." into @ips, at most SC_MAX_FRAMES; return N */
+static unsigned int parse_stack(const char *p, __u64 *ips)
+{
+	char *end;
+	unsigned int i, nr = strtoul(p, &end, 10);
+
+	if (nr > SC_MAX_FRAMES)
+		nr = SC_MAX_FRAMES;
+	for (i = 0; i < nr; i++)
+		ips[i] = strtoull(end, &end, 16);
+	return nr;
+}
+
+/*
+ * The chain's printed stacks, and its /proc/self/sframe after the unwind
+ * and at exit
+ */
 static void parse_out(struct run *r)
 {
-	char *copy = strdup(r->out), *line = copy, *next, *p;
-	unsigned int i;
+	char *copy = strdup(r->out), *line = copy, *next;
 
 	for (; line && *line; line = next) {
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
-		if (!strncmp(line, SC_SFRAME " ", sizeof(SC_SFRAME))) {
-			size_t n = strlen(line), b = strlen(libc.base);
-
-			if (strstr(line, " bad "))
-				r->after_bad = true;
-			if (!strstr(line, " codectl ") || n <= b ||
-			    strcmp(line + n - b, libc.base) ||
-			    line[n - b - 1] != '/')
-				continue;
-			r->after_libc = true;
-			if (strstr(line, " codectl ok sframe-addr="))
-				r->after_ok = true;
+		if (!strncmp(line, SC_EXIT_SFRAME " ",
+			     sizeof(SC_EXIT_SFRAME))) {
+			r->exit_libc |= is_libc_sidecar(line);
 			continue;
 		}
-		if (strncmp(line, SC_STACK " ", sizeof(SC_STACK)))
+		if (!strncmp(line, SC_EXIT_STACK " ", sizeof(SC_EXIT_STACK))) {
+			r->exit_nr = parse_stack(line + sizeof(SC_EXIT_STACK),
+						 r->exit_ips);
 			continue;
-		p = line + sizeof(SC_STACK);
-		r->nr = strtoul(p, &p, 10);
-		if (r->nr > SC_MAX_FRAMES)
-			r->nr = SC_MAX_FRAMES;
-		for (i = 0; i < r->nr; i++)
-			r->ips[i] = strtoull(p, &p, 16);
+		}
+		if (!strncmp(line, SC_SFRAME " ", sizeof(SC_SFRAME))) {
+			r->after_bad |= strstr(line, " bad ") != NULL;
+			r->after_libc |= is_libc_line(line);
+			r->after_ok |= is_libc_sidecar(line);
+			continue;
+		}
+		if (!strncmp(line, SC_STACK " ", sizeof(SC_STACK)))
+			r->nr = parse_stack(line + sizeof(SC_STACK), r->ips);
 	}
 	free(copy);
 }
@@ -547,6 +583,33 @@ static void show_lines(const struct run *r)
 }
 
 /*
+ * At exit, once ld.so closed every object, the C library's sidecar is
+ * still registered, and the stack of the write() there (write, sc_leaf,
+ * sc_exit_write, the C library's flush, exit, __libc_start_call_main)
+ * ends as the DWARF unwind of the chain does: in __libc_start_main and
+ * _start, at the same return addresses.
+ */
+static bool exit_complete(const struct run *r)
+{
+	unsigned int i;
+
+	if (!r->exit_libc) {
+		ksft_print_msg("at exit the C library's sidecar is not registered, or not ok\n");
+		return false;
+	}
+	if (r->exit_nr < 6 || r->ndw < 2 ||
+	    r->exit_ips[r->exit_nr - 1] != r->dw[r->ndw - 1] ||
+	    r->exit_ips[r->exit_nr - 2] != r->dw[r->ndw - 2]) {
+		ksft_print_msg("the stack at exit does not end in __libc_start_main and _start:\n");
+		for (i = 0; i < r->exit_nr; i++)
+			ksft_print_msg("exit %-3u %llx\n", i,
+				       (unsigned long long)r->exit_ips[i]);
+		return false;
+	}
+	return true;
+}
+
+/*
  * A run with good sidecars: the stack is the DWARF unwind, all of it;
  * the C library and ld.so, and the program if @prog_sidecar, are
  * registered from their sidecars, in SFrame version @version.
@@ -577,13 +640,14 @@ static void test_complete(const char *what, const char *prog,
 	if (ok && (r.nr != r.ndw || frames_right(&r) != r.ndw))
 		ok = false;
 	show(&r);
+	ok &= exit_complete(&r);
 	if (!ok) {
 		show_lines(&r);
 		show_child(&r);
 	}
 	ksft_test_result(ok,
-			 "%s: the stack at write() is the DWARF one: %u of %u frames, to _start\n",
-			 what, frames_right(&r), r.ndw);
+			 "%s: the stack at write() is the DWARF one: %u of %u frames, to _start; at exit %u frames\n",
+			 what, frames_right(&r), r.ndw, r.exit_nr);
 	run_free(&r);
 }
 

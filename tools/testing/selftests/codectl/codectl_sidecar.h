@@ -19,10 +19,14 @@
 
 /*
  * The chain program's stdout: "stack N IP..." (hex, innermost first), then
- * "sframe LINE" for each line of its /proc/self/sframe after the unwind.
+ * "sframe LINE" for each line of its /proc/self/sframe after the unwind;
+ * then, at exit, "exit-stack N IP..." and "exit-sframe LINE" lines.
  */
 #define SC_STACK	"stack"
 #define SC_SFRAME	"sframe"
+/* The same, of a write() at exit, after ld.so closed every object */
+#define SC_EXIT_STACK	"exit-stack"
+#define SC_EXIT_SFRAME	"exit-sframe"
 
 /* The programs, built with and without -Wa,--gsframe */
 #define SC_CHAIN	"codectl_sidecar_chain"

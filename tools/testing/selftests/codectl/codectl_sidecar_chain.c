@@ -12,6 +12,11 @@
  * user callchain is deferred.  Then it prints the stack the kernel took and
  * its /proc/self/sframe (codectl_sidecar.h), and exits 0; or says why not on
  * stderr and exits 1.
+ *
+ * On its way out it samples one more write(), from a stream's write
+ * function that the C library calls when it flushes its streams at exit,
+ * after ld.so has closed every object (la_objclose()), and prints that
+ * stack and /proc/self/sframe there too (SC_EXIT_STACK, SC_EXIT_SFRAME).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -26,6 +31,7 @@
 
 static int sc_done;	/* times the chain reached its write() */
 static long sc_written;
+static struct sft_perf sc_ev;	/* the write()s' perf event */
 
 /*
  * A pointer to a function of the C library, hidden from the compiler, so
@@ -88,6 +94,86 @@ __attribute__((noipa)) static int sc_sort(void)
 	return v[0] * 10 + v[1];
 }
 
+/* Print the text of @s with write(): exit has closed stdio by now */
+static void sc_put(const char *s)
+{
+	size_t len = strlen(s);
+
+	while (len) {
+		ssize_t n = write(STDOUT_FILENO, s, len);
+
+		if (n <= 0)
+			return;
+		s += n;
+		len -= n;
+	}
+}
+
+/* /proc/self/sframe, each line after @prefix and a space, by write() */
+static void sc_put_sframe(const char *prefix)
+{
+	char buf[8192], *line, *nl;
+	size_t have = 0;
+	ssize_t n;
+	int fd = open("/proc/self/sframe", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	while ((n = read(fd, buf + have, sizeof(buf) - 1 - have)) > 0) {
+		have += n;
+		buf[have] = '\0';
+		for (line = buf; (nl = strchr(line, '\n')); line = nl + 1) {
+			*nl = '\0';
+			sc_put(prefix);
+			sc_put(" ");
+			sc_put(line);
+			sc_put("\n");
+		}
+		have -= line - buf;
+		memmove(buf, line, have);
+		if (have == sizeof(buf) - 1)
+			break;	/* no line is that long */
+	}
+	close(fd);
+}
+
+/*
+ * The write function of the stream main() leaves unflushed: the C library
+ * calls it at exit.  Samples a write() here, and prints its stack and the
+ * registrations.
+ */
+static ssize_t sc_exit_write(void *cookie, const char *data, size_t len)
+{
+	static struct sft_sample samples[2];
+	struct sft_ring_stats stats;
+	char word[32];
+	unsigned int i, nr = 0;
+	int n;
+
+	(void)cookie;
+	(void)data;
+	if (sft_perf_enable(&sc_ev))
+		return -1;
+	sc_leaf();
+	sft_perf_disable(&sc_ev);
+	n = sft_perf_collect(&sc_ev, samples, 2, &stats);
+	if (n == 1 && samples[0].deferred && samples[0].merged)
+		nr = samples[0].nr;
+	else
+		fprintf(stderr, "at exit: %d samples, %u deferred stacks\n",
+			n, stats.deferred);
+	snprintf(word, sizeof(word), "%s %u", SC_EXIT_STACK, nr);
+	sc_put(word);
+	for (i = 0; i < nr; i++) {
+		snprintf(word, sizeof(word), " %llx",
+			 (unsigned long long)samples[0].ips[i]);
+		sc_put(word);
+	}
+	sc_put("\n");
+	sc_put_sframe(SC_EXIT_SFRAME);
+	return len;
+}
+
 static void print_sframe(void)
 {
 	char line[8192];
@@ -105,8 +191,10 @@ static void print_sframe(void)
 int main(void)
 {
 	static struct sft_sample samples[SFT_RUN_MAX_SAMPLES];
+	cookie_io_functions_t at_exit = { .write = sc_exit_write };
 	struct sft_ring_stats stats;
-	struct sft_perf ev;
+	struct sft_perf *ev = &sc_ev;
+	FILE *exit_stream;
 	int tp, fd, n, r;
 	unsigned int i;
 
@@ -116,14 +204,13 @@ int main(void)
 		return 1;
 	}
 	tp = sft_tracepoint_id("syscalls", "sys_enter_write");
-	if (tp < 0 || sft_perf_open_tracepoint(&ev, tp, true))
+	if (tp < 0 || sft_perf_open_tracepoint(ev, tp, true))
 		return 1;
-	if (sft_perf_enable(&ev))
+	if (sft_perf_enable(ev))
 		return 1;
 	r = sc_sort();
-	sft_perf_disable(&ev);
-	n = sft_perf_collect(&ev, samples, SFT_RUN_MAX_SAMPLES, &stats);
-	sft_perf_close(&ev);
+	sft_perf_disable(ev);
+	n = sft_perf_collect(ev, samples, SFT_RUN_MAX_SAMPLES, &stats);
 
 	if (r != SC_SORTED || sc_done != 1 ||
 	    sc_written != (long)SC_MARKER_LEN) {
@@ -142,5 +229,13 @@ int main(void)
 		printf(" %llx", (unsigned long long)samples[0].ips[i]);
 	printf("\n");
 	print_sframe();
+	fflush(stdout);
+
+	/* A byte that the C library's exit flushes, through sc_exit_write() */
+	exit_stream = fopencookie(NULL, "w", at_exit);
+	if (!exit_stream || fputc('x', exit_stream) == EOF) {
+		perror("fopencookie");
+		return 1;
+	}
 	return 0;
 }
