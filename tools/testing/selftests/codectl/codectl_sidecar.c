@@ -298,7 +298,7 @@ static void parse_out(struct run *r)
 			continue;
 		}
 		if (!strncmp(line, SC_SFRAME " ", sizeof(SC_SFRAME))) {
-			r->after_bad |= strstr(line, " bad ") != NULL;
+			r->after_bad |= !!strstr(line, " bad ");
 			r->after_libc |= is_libc_line(line);
 			r->after_ok |= is_libc_sidecar(line);
 			continue;
