@@ -6,8 +6,9 @@
  * out the cookie of a deferred unwind until the thread returns to user space,
  * so a sample taken in the unwind itself comes after the record), a sample of
  * another thread with the same cookie value, a sample whose record never
- * comes, and a sample after a record whose callchain claims more entries
- * than the record holds.
+ * comes, a sample after a record whose callchain claims more entries
+ * than the record holds, and a sample with the cookie of a record of a
+ * thread that exited since (a new thread with its TID).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -30,9 +31,11 @@
 #define TEST_TID	100
 #define OTHER_TID	200
 #define BAD_TID		300
+#define EXIT_TID	400
 #define COOKIE		0x1234500000001ULL
 #define LOST_COOKIE	0x1234500000002ULL
 #define BAD_COOKIE	0x1234500000003ULL
+#define EXIT_COOKIE	0x1234500000004ULL
 #define KERNEL_IP	0xffffffff81000000ULL
 
 /* The user part of the stack that the record gives. */
@@ -115,6 +118,23 @@ static u64 *put_record(u64 *pos, u32 tid, u64 time, u64 cookie, u64 nr)
 	return put(pos, id, ARRAY_SIZE(id));
 }
 
+/* The exit of thread @tid, with its sample_id (TID, TIME) */
+static u64 *put_exit(u64 *pos, u32 tid, u64 time)
+{
+	struct perf_event_header *hdr = (void *)pos;
+	u64 body[] = {
+		(u64)tid << 32 | tid,			/* pid, ppid */
+		(u64)tid << 32 | tid,			/* tid, ptid */
+		time,
+		(u64)tid << 32 | tid, time,		/* sample_id */
+	};
+
+	hdr->type = PERF_RECORD_EXIT;
+	hdr->misc = PERF_RECORD_MISC_USER;
+	hdr->size = sizeof(*hdr) + sizeof(body);
+	return put(pos + 1, body, ARRAY_SIZE(body));
+}
+
 static u64 *put_attr(u64 *pos)
 {
 	struct perf_record_header_attr *ev = (void *)pos;
@@ -174,6 +194,9 @@ static int test__deferred_callchain(struct test_suite *test __maybe_unused,
 	pos = put_sample(pos, TEST_TID, 140, LOST_COOKIE);	/* no record */
 	pos = put_record(pos, BAD_TID, 150, BAD_COOKIE, 1000);	/* too long */
 	pos = put_sample(pos, BAD_TID, 160, BAD_COOKIE);
+	pos = put_record(pos, EXIT_TID, 170, EXIT_COOKIE, ARRAY_SIZE(user_ips));
+	pos = put_exit(pos, EXIT_TID, 180);
+	pos = put_sample(pos, EXIT_TID, 190, EXIT_COOKIE);	/* after exit */
 	len = (pos - stream) * sizeof(u64);
 
 	if (pipe(fds))
@@ -206,10 +229,11 @@ static int test__deferred_callchain(struct test_suite *test __maybe_unused,
 	 * The record delivers the sample before it and leaves the other
 	 * thread's alone, the sample after the record is merged at once and
 	 * the end of the stream delivers the ones still waiting, as they are:
-	 * a record that does not hold its callchain is not merged later.
+	 * a record that does not hold its callchain is not merged later, nor
+	 * the record of a thread that exited.
 	 */
-	if (dt.nr_samples != 5)
-		pr_debug("%d samples delivered, not 5\n", dt.nr_samples);
+	if (dt.nr_samples != 6)
+		pr_debug("%d samples delivered, not 6\n", dt.nr_samples);
 	else if (!merged(&dt.samples[0], TEST_TID))
 		pr_debug("the sample before its record was not merged\n");
 	else if (!merged(&dt.samples[1], TEST_TID))
@@ -220,6 +244,8 @@ static int test__deferred_callchain(struct test_suite *test __maybe_unused,
 		pr_debug("the sample without a record was changed\n");
 	else if (!unmerged(&dt.samples[4], BAD_TID, BAD_COOKIE))
 		pr_debug("a record too short for its callchain was merged\n");
+	else if (!unmerged(&dt.samples[5], EXIT_TID, EXIT_COOKIE))
+		pr_debug("the record of a thread that exited was merged\n");
 	else
 		err = TEST_OK;
 out:
