@@ -112,29 +112,42 @@ static void sc_put(const char *s)
 /* /proc/self/sframe, each line after @prefix and a space, by write() */
 static void sc_put_sframe(const char *prefix)
 {
-	char buf[8192], *line, *nl;
+	static char buf[1 << 16];
+	char *line, *nl;
 	size_t have = 0;
 	ssize_t n;
 	int fd = open("/proc/self/sframe", O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return;
-	while ((n = read(fd, buf + have, sizeof(buf) - 1 - have)) > 0) {
+	while (have < sizeof(buf) - 1 &&
+	       (n = read(fd, buf + have, sizeof(buf) - 1 - have)) > 0)
 		have += n;
-		buf[have] = '\0';
-		for (line = buf; (nl = strchr(line, '\n')); line = nl + 1) {
-			*nl = '\0';
-			sc_put(prefix);
-			sc_put(" ");
-			sc_put(line);
-			sc_put("\n");
-		}
-		have -= line - buf;
-		memmove(buf, line, have);
-		if (have == sizeof(buf) - 1)
-			break;	/* no line is that long */
-	}
 	close(fd);
+	buf[have] = '\0';
+	for (line = buf; (nl = strchr(line, '\n')); line = nl + 1) {
+		*nl = '\0';
+		sc_put(prefix);
+		sc_put(" ");
+		sc_put(line);
+		sc_put("\n");
+	}
+}
+
+/* "@prefix N IP..." of the stack of @sample, or of none: N is 0 */
+static void sc_put_stack(const char *prefix, const struct sft_sample *sample)
+{
+	unsigned int i, nr = sample ? sample->nr : 0;
+	char word[32];
+
+	snprintf(word, sizeof(word), "%s %u", prefix, nr);
+	sc_put(word);
+	for (i = 0; i < nr; i++) {
+		snprintf(word, sizeof(word), " %llx",
+			 (unsigned long long)sample->ips[i]);
+		sc_put(word);
+	}
+	sc_put("\n");
 }
 
 /*
@@ -146,8 +159,7 @@ static ssize_t sc_exit_write(void *cookie, const char *data, size_t len)
 {
 	static struct sft_sample samples[2];
 	struct sft_ring_stats stats;
-	char word[32];
-	unsigned int i, nr = 0;
+	bool ok;
 	int n;
 
 	(void)cookie;
@@ -157,35 +169,13 @@ static ssize_t sc_exit_write(void *cookie, const char *data, size_t len)
 	sc_leaf();
 	sft_perf_disable(&sc_ev);
 	n = sft_perf_collect(&sc_ev, samples, 2, &stats);
-	if (n == 1 && samples[0].deferred && samples[0].merged)
-		nr = samples[0].nr;
-	else
+	ok = n == 1 && samples[0].deferred && samples[0].merged;
+	if (!ok)
 		fprintf(stderr, "at exit: %d samples, %u deferred stacks\n",
 			n, stats.deferred);
-	snprintf(word, sizeof(word), "%s %u", SC_EXIT_STACK, nr);
-	sc_put(word);
-	for (i = 0; i < nr; i++) {
-		snprintf(word, sizeof(word), " %llx",
-			 (unsigned long long)samples[0].ips[i]);
-		sc_put(word);
-	}
-	sc_put("\n");
+	sc_put_stack(SC_EXIT_STACK, ok ? &samples[0] : NULL);
 	sc_put_sframe(SC_EXIT_SFRAME);
 	return len;
-}
-
-static void print_sframe(void)
-{
-	char line[8192];
-	FILE *f = fopen("/proc/self/sframe", "re");
-
-	if (!f) {
-		perror("/proc/self/sframe");
-		return;
-	}
-	while (fgets(line, sizeof(line), f))
-		printf("%s %s", SC_SFRAME, line);
-	fclose(f);
 }
 
 int main(void)
@@ -196,7 +186,6 @@ int main(void)
 	struct sft_perf *ev = &sc_ev;
 	FILE *exit_stream;
 	int tp, fd, n, r;
-	unsigned int i;
 
 	fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	if (fd < 0 || dup2(fd, SC_MARKER_FD) != SC_MARKER_FD) {
@@ -224,12 +213,9 @@ int main(void)
 			n, stats.deferred, stats.lost);
 		return 1;
 	}
-	printf("%s %u", SC_STACK, samples[0].nr);
-	for (i = 0; i < samples[0].nr; i++)
-		printf(" %llx", (unsigned long long)samples[0].ips[i]);
-	printf("\n");
-	print_sframe();
 	fflush(stdout);
+	sc_put_stack(SC_STACK, &samples[0]);
+	sc_put_sframe(SC_SFRAME);
 
 	/* A byte that the C library's exit flushes, through sc_exit_write() */
 	exit_stream = fopencookie(NULL, "w", at_exit);
