@@ -7,10 +7,12 @@
 S := scripts
 
 .PHONY: help demo check check-fast check-kernel check-kernel-arm64 check-series kernel tree sparse \
-	refresh series bench bench-perf bench-kernel stress distro roots clean
+	refresh series bench bench-perf bench-kernel stress boot-loop distro roots clean
 
 # Seconds of make stress
 DURATION ?= 600
+# Boots of make boot-loop
+BOOTS ?= 50
 
 help:
 	@echo 'SFrame user-space unwinding for Linux 7.3: targets'
@@ -29,6 +31,7 @@ help:
 	@echo '  make bench-perf    perf record --call-graph sframe vs fp vs dwarf: data, slowdown, right stacks'
 	@echo '  make bench-kernel  the kernel'"'"'s unwind per frame (SFrame vs FP), registry growth, codectl costs'
 	@echo '  make stress        the debug kernel under DURATION seconds (600) of sframe_stress, then of ftrace_stress'
+	@echo '  make boot-loop     boot the debug kernel BOOTS times (50), two guests at a time, count boots with a splat'
 	@echo '  make sparse        sparse (C=2) on the files of the series, in the test kernel build'
 	@echo '  make distro        W=1 build of the series objects with Debian'"'"'s config and allmodconfig'
 	@echo '  make roots         make the Debian roots (trixie, sid) if missing'
@@ -72,6 +75,9 @@ bench-kernel:
 
 stress:
 	$(S)/stress $(DURATION)
+
+boot-loop: kernel
+	$(S)/boot-loop $(BOOTS) 2
 
 distro: tree
 	$(S)/build-distro
