@@ -194,7 +194,7 @@ static void layout(const char *lib, const char *name, unsigned int depth,
 		ksft_exit_fail_msg("no stack\n");
 	ksft_print_msg("%s: a stack of %u frames names %u of the %d files (%u other files)\n",
 		       name, frames, named, NLIBS, wrong);
-	ksft_test_result(frames >= 64 && named >= min_named && !wrong,
+	ksft_test_result(frames >= NLIBS && named >= min_named && !wrong,
 			 "%s: the stack names the files\n", name);
 
 	snprintf(trig, sizeof(trig), "stacktrace:user if common_pid == %d",

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -24,8 +25,8 @@
 #include "ftrace_util.h"
 
 #define DIR		"/tmp/sframe_ftrace_names"
-#define EVIL		"evil\n => /forged+0x1234\n"
-#define EVIL_ESCAPED	"evil\\012 => /forged+0x1234\\012"
+#define EVIL		"evil\n => forged+0x1234\n"
+#define EVIL_ESCAPED	"evil\\012 => forged+0x1234\\012"
 
 /* getppid() from here, so that the first frame is in this file */
 static long leaf(void)
@@ -85,7 +86,7 @@ static unsigned int frames_in(const struct ftu_trace *t, int pid,
 			(*n)++;
 			if (!strcmp(f, name))
 				found++;
-			if (!strcmp(f, "/forged"))
+			if (!strcmp(f, "forged"))
 				(*forged)++;
 		}
 	}
@@ -105,6 +106,11 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "--leaf")) {
 		char c;
 
+		/*
+		 * A name of its own: the task's comm is its file's name
+		 * otherwise, and the trace's lines show comms as they are.
+		 */
+		prctl(PR_SET_NAME, "ftrace_names");
 		/* Wait for the trigger, then the system call */
 		if (read(atoi(argv[2]), &c, 1) != 1)
 			return 1;

@@ -419,10 +419,14 @@ static bool fmt_field(const char *fmt, const char *name, unsigned int *off,
 
 		if (!semi)
 			return false;
-		/* The name is the last word before ';' or '[' */
-		q = memchr(p, '[', semi - p);
-		if (!q)
-			q = semi;
+		/*
+		 * The name is the last word before ';', without the "[N]"
+		 * of an array ("__data_loc u64[] frames;" has no such end)
+		 */
+		q = semi;
+		if (q > p && q[-1] == ']')
+			while (q > p && *q != '[')
+				q--;
 		if ((size_t)(q - p) > len && !strncmp(q - len, name, len) &&
 		    (q[-len - 1] == ' ' || q[-len - 1] == '\t')) {
 			const char *o = strstr(semi, "offset:");
