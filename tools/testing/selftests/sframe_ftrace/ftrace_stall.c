@@ -37,8 +37,8 @@
 #endif
 
 /* The rmdir's bound, and how long the lock is meant to be held */
-#define STALL_MS	18000
-#define MIN_STALL_MS	8000
+#define STALL_MS	14000
+#define MIN_STALL_MS	6000
 #define CALIBRATE_MB	64
 
 /* What the child measured, in CLOCK_MONOTONIC milliseconds */
