@@ -419,10 +419,14 @@ static bool fmt_field(const char *fmt, const char *name, unsigned int *off,
 
 		if (!semi)
 			return false;
-		/* The name is the last word before ';' or '[' */
-		q = memchr(p, '[', semi - p);
-		if (!q)
-			q = semi;
+		/*
+		 * The name is the last word before ';', without the "[N]"
+		 * of an array ("__data_loc u64[] frames;" has no such end)
+		 */
+		q = semi;
+		if (q > p && q[-1] == ']')
+			while (q > p && *q != '[')
+				q--;
 		if ((size_t)(q - p) > len && !strncmp(q - len, name, len) &&
 		    (q[-len - 1] == ' ' || q[-len - 1] == '\t')) {
 			const char *o = strstr(semi, "offset:");
@@ -457,10 +461,11 @@ static int raw_layout(const char *top, struct ftu_raw *r)
 	     fmt_field(fmt, "common_type", &r->type_off, &size) && size == 2 &&
 	     fmt_field(fmt, "common_pid", &r->pid_off, &size) && size == 4 &&
 	     fmt_field(fmt, "cookie", &r->cookie_off, &size) && size == 8 &&
-	     fmt_field(fmt, "nr", &r->nr_off, &size) && size == 4 &&
-	     fmt_field(fmt, "names", &r->names_off, &size) && size == 2 &&
-	     fmt_field(fmt, "dropped", &r->dropped_off, &size) && size == 2 &&
-	     fmt_field(fmt, "frames", &r->frames_off, &size) &&
+	     fmt_field(fmt, "dropped", &r->dropped_off, &size) && size == 4 &&
+	     fmt_field(fmt, "frames", &r->frames_off, &size) && size == 4 &&
+	     fmt_field(fmt, "names", &r->names_off, &size) && size == 4 &&
+	     strstr(fmt, "field:__data_loc u64[] frames;") &&
+	     strstr(fmt, "field:__data_loc char[] names;") &&
 	     fmt_field(cfmt, "cookie", &r->ccookie_off, &size) && size == 8 &&
 	     fmt_field(hdr, "commit", &r->commit_off, &r->commit_size) &&
 	     (r->commit_size == 4 || r->commit_size == 8) &&
@@ -490,43 +495,65 @@ static unsigned long long get_le(const unsigned char *p, unsigned int size)
 	return v;
 }
 
+/*
+ * The bytes of the __data_loc array at @off of record @rec, @size bytes
+ * long: NULL if they are not inside it.
+ */
+static const unsigned char *data_loc(const unsigned char *rec,
+				     unsigned int size, unsigned int off,
+				     unsigned int *len)
+{
+	unsigned int loc = get_le(rec + off, 4);
+
+	*len = loc >> 16;
+	if ((loc & 0xffff) + *len > size)
+		return NULL;
+	return rec + (loc & 0xffff);
+}
+
 /* Decode a stack record of @size bytes at @rec into @s */
 static int raw_stack(const struct ftu_raw *r, const unsigned char *rec,
 		     unsigned int size, struct ftu_stack *s)
 {
-	unsigned int nr, nnames, i, n;
-	const char *names, *end, *name[256];
+	const unsigned char *frames, *names;
+	unsigned int nr, nnames, i, flen, nlen;
+	const char *name[256], *p, *end;
+	size_t name_len[256];
 
 	memset(s, 0, sizeof(*s));
-	if (size < r->frames_off)
+	if (size < r->names_off + 4 || size < r->dropped_off + 4)
 		return -EINVAL;
-	nr = get_le(rec + r->nr_off, 4);
-	nnames = get_le(rec + r->names_off, 2);
-	if (nr > (size - r->frames_off) / 8 || nnames > 253)
+	frames = data_loc(rec, size, r->frames_off, &flen);
+	names = data_loc(rec, size, r->names_off, &nlen);
+	if (!frames || !names || flen % 8 || !nlen || names[nlen - 1])
 		return -EINVAL;
-	names = (const char *)rec + r->frames_off + 8 * nr;
-	end = (const char *)rec + size;
-	for (n = 0; n < nnames; n++) {
-		size_t len = strnlen(names, end - names);
+	nr = flen / 8;
+	/* The names: one string, '|' between them, none if empty */
+	p = (const char *)names;
+	end = p + nlen - 1;
+	for (nnames = 0; p < end && nnames < 253; nnames++) {
+		const char *sep = memchr(p, '|', end - p);
 
-		if (len == (size_t)(end - names))
-			return -EINVAL;
-		name[n] = names;
-		names += len + 1;
+		name[nnames] = p;
+		name_len[nnames] = (sep ? sep : end) - p;
+		p = sep ? sep + 1 : end;
 	}
+	if (p < end)
+		return -EINVAL;
 
 	s->record_size = size;
-	s->names_size = names - ((const char *)rec + r->frames_off + 8 * nr);
+	s->names_size = nlen;
 	s->cookie = get_le(rec + r->cookie_off, 8);
 	s->pid = get_le(rec + r->pid_off, 4);
-	s->truncated = get_le(rec + r->dropped_off, 2) != 0;
+	s->truncated = get_le(rec + r->dropped_off, 4) != 0;
 	s->frames = calloc(nr ? nr : 1, sizeof(*s->frames));
 	if (!s->frames)
 		return -ENOMEM;
 	for (i = 0; i < nr; i++) {
-		unsigned long long w = get_le(rec + r->frames_off + 8 * i, 8);
+		unsigned long long w = get_le(frames + 8 * i, 8);
 		unsigned int obj = w >> 56;
 		const char *nm;
+		size_t len;
 
 		if (obj == 0)
 			nm = "[unknown]";
@@ -538,7 +565,8 @@ static int raw_stack(const struct ftu_raw *r, const unsigned char *rec,
 			nm = name[obj - 2];
 		else
 			return -EINVAL;
-		s->frames[i].name = strdup(nm);
+		len = obj >= 2 && obj < 255 ? name_len[obj - 2] : strlen(nm);
+		s->frames[i].name = strndup(nm, len);
 		s->frames[i].offset = w & ((1ULL << 56) - 1);
 		if (!s->frames[i].name)
 			return -ENOMEM;

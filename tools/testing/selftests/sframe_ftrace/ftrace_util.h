@@ -82,7 +82,7 @@ struct ftu_raw {
 	/* From the format files */
 	unsigned int stack_id, cookie_id;
 	unsigned int type_off, pid_off, ccookie_off;
-	unsigned int cookie_off, nr_off, names_off, dropped_off, frames_off;
+	unsigned int cookie_off, dropped_off, frames_off, names_off;
 	unsigned int commit_off, commit_size, data_off, data_size;
 	int fds[FTU_MAX_CPUS];
 	int ncpus;

@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A traced task whose mmap_lock is held for seconds must not hold up the
+ * removal of a tracing instance.
+ *
+ * The stacktrace:user callback runs in the deferred unwinder's SRCU read
+ * section, and removing an instance waits for that section with
+ * event_mutex held.  Here a child makes its own mmap_lock wait: one thread
+ * populates a large anonymous range (MADV_POPULATE_WRITE holds the lock
+ * for reading while it faults every page in), a second one queues for the
+ * lock for writing (mmap()), and then the traced thread makes a system
+ * call with a stacktrace:user trigger.  A callback that waited for the
+ * mmap_lock would wait behind the writer, and with it the rmdir of the
+ * instance.  The test checks that the rmdir returns while the lock is
+ * still held (it takes seconds under TCG by itself: the lock is held for
+ * STALL_MS), and that the stack was written meanwhile, with the name of a
+ * file in its frames.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "../kselftest.h"
+#include "ftrace_util.h"
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE	23
+#endif
+
+/* The rmdir's bound, and how long the lock is meant to be held */
+#define STALL_MS	14000
+#define MIN_STALL_MS	6000
+#define CALIBRATE_MB	64
+
+/* What the child measured, in CLOCK_MONOTONIC milliseconds */
+struct result {
+	double pop_start, pop_end;	/* the read holder */
+	double w_start, w_end;		/* the queued writer */
+	double call, ret;		/* the traced system call */
+	int w_queued;
+};
+
+struct stall {
+	char *mem;
+	size_t size;
+	struct result *r;
+	/* These four: __atomic_*() */
+	pid_t w_tid;
+	int started;
+	int pop_go, w_go;
+};
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Wait for @flag: no system call that takes the mmap_lock */
+static void wait_for(int *flag)
+{
+	while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE))
+		usleep(1000);
+}
+
+static void *populate(void *arg)
+{
+	struct stall *s = arg;
+
+	wait_for(&s->pop_go);
+	s->r->pop_start = now_ms();
+	__atomic_store_n(&s->started, 1, __ATOMIC_RELEASE);
+	madvise(s->mem, s->size, MADV_POPULATE_WRITE);
+	s->r->pop_end = now_ms();
+	return NULL;
+}
+
+static void *writer(void *arg)
+{
+	struct stall *s = arg;
+	void *p;
+
+	__atomic_store_n(&s->w_tid, gettid(), __ATOMIC_RELEASE);
+	s->r->w_start = now_ms();
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	s->r->w_end = now_ms();
+	if (p != MAP_FAILED)
+		munmap(p, 4096);
+	return NULL;
+}
+
+/*
+ * The state letter of thread @tid of this process, or 0; without stdio,
+ * whose buffers could want the mmap_lock.
+ */
+static char task_state(pid_t tid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* MiB per second that MADV_POPULATE_WRITE faults in here */
+static double populate_rate(void)
+{
+	size_t size = (size_t)CALIBRATE_MB << 20;
+	double t0, t1;
+	char *m;
+
+	m = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return 0;
+	t0 = now_ms();
+	madvise(m, size, MADV_POPULATE_WRITE);
+	t1 = now_ms();
+	munmap(m, size);
+	return CALIBRATE_MB / ((t1 - t0) / 1e3);
+}
+
+static size_t mem_available_mb(void)
+{
+	char line[128];
+	size_t kb = 0;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %zu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb / 1024;
+}
+
+/*
+ * The child: the traced thread (this one), the read holder and the
+ * writer.  @up gets its tid, then the results; @down says when the
+ * trigger is set.
+ */
+static void child(int up, int down, size_t size)
+{
+	struct result r = { };
+	struct stall s = { .size = size, .r = &r };
+	pthread_t pop, wr;
+	pid_t tid = gettid();
+	char go;
+	int i, d;
+
+	s.mem = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (s.mem == MAP_FAILED)
+		_exit(2);
+	if (write(up, &tid, sizeof(tid)) != sizeof(tid) ||
+	    read(down, &go, 1) != 1)
+		_exit(2);
+
+	/* Threads made before: making one maps its stack */
+	if (pthread_create(&pop, NULL, populate, &s) ||
+	    pthread_create(&wr, NULL, writer, &s))
+		_exit(2);
+	/* The populate holds the lock once it started, until it is done */
+	__atomic_store_n(&s.pop_go, 1, __ATOMIC_RELEASE);
+	wait_for(&s.started);
+	usleep(2000 * 1000);
+	__atomic_store_n(&s.w_go, 1, __ATOMIC_RELEASE);
+	/*
+	 * The writer is queued behind the populate when it sleeps in mmap():
+	 * for a second on end, so that it is not a passing wait.
+	 */
+	for (i = 0, d = 0; i < 1000 && d < 100; i++) {
+		pid_t w = __atomic_load_n(&s.w_tid, __ATOMIC_ACQUIRE);
+
+		if (w && task_state(w) == 'D')
+			d++;
+		else if (d || r.w_end)
+			break;
+		usleep(10 * 1000);
+	}
+	r.w_queued = d >= 100;
+
+	r.call = now_ms();
+	if (write(up, &r.call, sizeof(r.call)) != sizeof(r.call))
+		_exit(2);
+	/* The traced system call: its stack is taken on the way out */
+	syscall(SYS_getppid);
+	r.ret = now_ms();
+
+	pthread_join(pop, NULL);
+	pthread_join(wr, NULL);
+	if (write(up, &r, sizeof(r)) != sizeof(r))
+		_exit(2);
+	_exit(0);
+}
+
+/* Stacks of @tid in the instance's trace, and whether one names a file */
+static unsigned int stacks_of(const char *dir, pid_t tid, bool *named)
+{
+	struct ftu_trace t;
+	unsigned int i, j, n = 0;
+	char *text;
+
+	*named = false;
+	text = ftu_read(dir, "trace", NULL);
+	if (!text || ftu_parse(text, &t)) {
+		free(text);
+		return 0;
+	}
+	for (i = 0; i < t.nstacks; i++) {
+		if (t.stacks[i].pid != tid)
+			continue;
+		n++;
+		for (j = 0; j < t.stacks[i].nr; j++)
+			if (t.stacks[i].frames[j].name[0] == '/')
+				*named = true;
+		ftu_print_stack(&t.stacks[i]);
+	}
+	ftu_trace_free(&t);
+	free(text);
+	return n;
+}
+
+int main(void)
+{
+	int up[2], down[2], status;
+	struct ftu_instance in;
+	double rate, t0, t1, call;
+	size_t avail, mb;
+	struct result r;
+	char trig[128];
+	unsigned int nstacks;
+	bool named;
+	pid_t pid, tid;
+	int i;
+
+	ksft_print_header();
+	ksft_set_plan(2);
+
+	rate = populate_rate();
+	avail = mem_available_mb();
+	mb = rate * STALL_MS / 1e3;
+	ksft_print_msg("populate: %.0f MiB/s, %zu MiB available\n", rate,
+		       avail);
+	if (mb > avail * 6 / 10)
+		mb = avail * 6 / 10;
+	if (rate <= 0 || mb * 1e3 / rate < MIN_STALL_MS)
+		ksft_exit_skip("cannot hold the mmap_lock for %d ms here\n",
+			       MIN_STALL_MS);
+
+	if (ftu_instance_create(&in, "sframe_ftrace_stall"))
+		ksft_exit_fail_msg("no instance\n");
+	if (pipe(up) || pipe(down))
+		ksft_exit_fail_msg("pipe: %s\n", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+	if (!pid)
+		child(up[1], down[0], mb << 20);
+
+	if (read(up[0], &tid, sizeof(tid)) != sizeof(tid))
+		ksft_exit_fail_msg("the child did not start\n");
+	snprintf(trig, sizeof(trig), "stacktrace:user if common_pid == %d",
+		 tid);
+	if (ftu_write(in.dir, "events/syscalls/sys_enter_getppid/trigger",
+		      trig))
+		ksft_exit_fail_msg("cannot set the trigger\n");
+	if (write(down[1], "g", 1) != 1 ||
+	    read(up[0], &call, sizeof(call)) != sizeof(call))
+		ksft_exit_fail_msg("the child went\n");
+
+	/* The stack is taken on the way out of the system call */
+	for (i = 0; i < 30; i++) {
+		usleep(100 * 1000);
+		nstacks = stacks_of(in.dir, tid, &named);
+		if (nstacks)
+			break;
+	}
+
+	t0 = now_ms();
+	if (ftu_instance_remove(&in))
+		ksft_exit_fail_msg("rmdir failed\n");
+	t1 = now_ms();
+
+	if (read(up[0], &r, sizeof(r)) != sizeof(r) ||
+	    waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		ksft_exit_fail_msg("the child failed\n");
+
+	ksft_print_msg("populate (mmap_lock held for reading) %.0f ms (%zu MiB), writer %s, waited %.0f ms\n",
+		       r.pop_end - r.pop_start, mb,
+		       r.w_queued ? "queued" : "NOT seen queued",
+		       r.w_end - r.w_start);
+	ksft_print_msg("traced system call returned after %.0f ms\n",
+		       r.ret - r.call);
+	ksft_print_msg("rmdir took %.0f ms, %.0f ms before the lock was free\n",
+		       t1 - t0, r.pop_end - t1);
+	/*
+	 * The rmdir says nothing unless the writer was queued when the
+	 * traced call was made and the lock still held when it started.
+	 */
+	if (!r.w_queued || r.w_end < r.call || r.pop_end < t0)
+		ksft_exit_fail_msg("the lock was not held at the rmdir: no verdict\n");
+
+	ksft_test_result(t1 < r.pop_end,
+			 "rmdir of the instance while the traced task's mmap_lock is held\n");
+	ksft_test_result(nstacks == 1 && named,
+			 "the stack written meanwhile, with file names (%u stacks)\n",
+			 nstacks);
+	ksft_finished();
+}
