@@ -197,6 +197,64 @@ static int sframe_check_ranges(struct mm_struct *mm,
 	return ret;
 }
 
+/* Does one VMA of special mapping @sm map all of @sec?  mmap_lock held */
+static bool sframe_in_special(struct mm_struct *mm,
+			      const struct vm_special_mapping *sm,
+			      const struct sframe_section *sec)
+{
+	struct vm_area_struct *vma = vma_lookup(mm, sec->text_start);
+
+	return vma && vma_is_special_mapping(vma, sm) &&
+	       sec->text_end <= vma->vm_end &&
+	       sec->sframe_start >= vma->vm_start &&
+	       sec->sframe_end <= vma->vm_end;
+}
+
+static int __sframe_add_section(struct mm_struct *mm,
+				unsigned long sframe_start,
+				unsigned long sframe_end,
+				unsigned long sframe_addr,
+				unsigned long text_start, unsigned long text_end,
+				struct sframe_objinfo *info, bool user,
+				const struct vm_special_mapping *sm)
+{
+	struct sframe_section range = {
+		.text_start = text_start, .text_end = text_end,
+		.sframe_start = sframe_start, .sframe_end = sframe_end,
+	};
+	struct sframe_entry *e;
+	int ret, init_ret;
+
+	if (text_start >= text_end || sframe_start >= sframe_end)
+		return -EINVAL;
+
+	e = kzalloc_obj(*e, GFP_KERNEL_ACCOUNT);
+	if (!e)
+		return -ENOMEM;
+	init_ret = sframe_section_init(&e->sec, sframe_start, sframe_end,
+				       sframe_addr, text_start, text_end);
+	/* Complete before lockless lookups can see it */
+	e->info = info;
+	if (user)
+		__set_bit(SFRAME_ENTRY_USER, &e->flags);
+
+	if (mmap_write_lock_killable(mm)) {
+		kfree(e);
+		return -EINTR;
+	}
+	ret = sframe_check_ranges(mm, &range);
+	if (!ret && sm && !sframe_in_special(mm, sm, &range))
+		ret = -ENOENT;
+	if (!ret)
+		ret = init_ret;
+	if (!ret)
+		ret = sframe_insert(mm, e);
+	mmap_write_unlock(mm);
+	if (ret)
+		kfree(e);	/* the caller keeps its reference to @info */
+	return ret;
+}
+
 /**
  * sframe_add_section - register the SFrame section of a text range
  * @mm:		current's mm
@@ -230,52 +288,75 @@ int sframe_add_section(struct mm_struct *mm, unsigned long sframe_start,
 		       unsigned long text_start, unsigned long text_end,
 		       struct sframe_objinfo *info, bool user)
 {
-	struct sframe_section range = {
-		.text_start = text_start, .text_end = text_end,
-		.sframe_start = sframe_start, .sframe_end = sframe_end,
-	};
-	struct sframe_entry *e;
-	int ret, init_ret;
-
-	if (text_start >= text_end || sframe_start >= sframe_end)
-		return -EINVAL;
-
-	e = kzalloc_obj(*e, GFP_KERNEL_ACCOUNT);
-	if (!e)
-		return -ENOMEM;
-	init_ret = sframe_section_init(&e->sec, sframe_start, sframe_end,
-				       sframe_addr, text_start, text_end);
-	/* Complete before lockless lookups can see it */
-	e->info = info;
-	if (user)
-		__set_bit(SFRAME_ENTRY_USER, &e->flags);
-
-	if (mmap_write_lock_killable(mm)) {
-		kfree(e);
-		return -EINTR;
-	}
-	ret = sframe_check_ranges(mm, &range);
-	if (!ret)
-		ret = init_ret;
-	if (!ret)
-		ret = sframe_insert(mm, e);
-	mmap_write_unlock(mm);
-	if (ret)
-		kfree(e);	/* the caller keeps its reference to @info */
-	return ret;
+	return __sframe_add_section(mm, sframe_start, sframe_end, sframe_addr,
+				    text_start, text_end, info, user, NULL);
 }
 
-static void sframe_erase(struct mm_struct *mm, struct sframe_entry *e)
+/**
+ * sframe_add_special_section - register the SFrame section of a special
+ *	mapping of the kernel's own (the vDSO)
+ * @mm:		current's mm
+ * @sm:		the special mapping that holds the text and the section
+ * @sframe_start: user address of the .sframe section
+ * @sframe_end:	end of the section (exclusive)
+ * @text_start:	start of the mapping's text, where the caller mapped @sm
+ * @text_end:	end of the text (exclusive)
+ *
+ * For the caller that just mapped @sm, and dropped mmap_lock to let the
+ * header be read.  Meanwhile another thread may have unmapped it and
+ * mapped something else there (arch_prctl(ARCH_MAP_VDSO_64) runs in a
+ * multithreaded process): so the entry goes in, under the lock, only if
+ * one VMA of @sm still maps the text and the section.  The header was
+ * read before the lock was taken, and may be the bytes of a mapping that
+ * came and went in between, written by the process itself; like the
+ * section's other bytes, which any lookup reads again, the decoder takes
+ * them as hostile input, and only within the mapping of @sm.
+ *
+ * Return: as sframe_add_section(), and -ENOENT when @sm no longer maps
+ * the text and the section.
+ */
+int sframe_add_special_section(struct mm_struct *mm,
+			       const struct vm_special_mapping *sm,
+			       unsigned long sframe_start,
+			       unsigned long sframe_end,
+			       unsigned long text_start, unsigned long text_end)
+{
+	return __sframe_add_section(mm, sframe_start, sframe_end, sframe_start,
+				    text_start, text_end, NULL, false, sm);
+}
+
+/*
+ * Erase an entry; mmap_lock held for writing.  Return: true when it was
+ * one of those that set mm->sframe_reach, which may then be too wide:
+ * the caller calls sframe_shrink_reach() once it is done erasing.
+ */
+static bool sframe_erase(struct mm_struct *mm, struct sframe_entry *e)
 {
 	MA_STATE(mas, &mm->sframe_mt, e->sec.text_start, e->sec.text_start);
+	bool widest = sframe_entry_reach(e) >= mm->sframe_reach;
 
 	mas_erase(&mas);
 	sframe_set_gen(mm, sframe_next_gen());
 	WRITE_ONCE(mm->sframe_count, mm->sframe_count - 1);
-	/* The reach only grows, but an empty registry starts over. */
-	if (!mm->sframe_count)
-		mm->sframe_reach = 0;
 	sframe_entry_free(e);
+	return widest;
+}
+
+/*
+ * The widest entry went: the reach is that of the widest one left, so
+ * that one section mapped far from its object, once gone, does not make
+ * every later munmap() look at every entry.  One pass over the registry,
+ * SFRAME_MAX_SECTIONS entries at most, and only when the widest entry
+ * goes; mmap_lock held for writing.
+ */
+static void sframe_shrink_reach(struct mm_struct *mm)
+{
+	unsigned long index = 0, reach = 0;
+	struct sframe_entry *e;
+
+	mt_for_each(&mm->sframe_mt, e, index, ULONG_MAX)
+		reach = max(reach, sframe_entry_reach(e));
+	mm->sframe_reach = reach;
 }
 
 /**
@@ -295,7 +376,8 @@ int sframe_remove_section(struct mm_struct *mm, unsigned long text_start)
 		return -EINTR;
 	e = mtree_load(&mm->sframe_mt, text_start);
 	if (e && e->sec.text_start == text_start) {
-		sframe_erase(mm, e);
+		if (sframe_erase(mm, e))
+			sframe_shrink_reach(mm);
 		ret = 0;
 	}
 	mmap_write_unlock(mm);
@@ -323,6 +405,7 @@ void sframe_move_range(struct mm_struct *mm, unsigned long old_start,
 {
 	unsigned long index = old_start;
 	struct sframe_entry *e, *n;
+	bool shrink = false;
 
 	if (mtree_empty(&mm->sframe_mt) || old_start >= old_end)
 		return;
@@ -343,12 +426,14 @@ void sframe_move_range(struct mm_struct *mm, unsigned long old_start,
 			if (n->info)
 				refcount_inc(&n->info->refs);
 		}
-		sframe_erase(mm, e);
+		shrink |= sframe_erase(mm, e);
 		if (n && sframe_insert(mm, n)) {
 			sframe_objinfo_put(n->info);
 			kfree(n);
 		}
 	}
+	if (shrink)
+		sframe_shrink_reach(mm);
 }
 
 static bool ranges_overlap(unsigned long a_start, unsigned long a_end,
@@ -376,7 +461,8 @@ static bool ranges_overlap(unsigned long a_start, unsigned long a_end,
  * that intersects the range belongs to such an entry.  For objects mapped
  * whole, the reach is the size of the largest one; an entry whose .sframe
  * lies far from its text (codectl allows it) widens it, at worst to all
- * entries, SFRAME_MAX_SECTIONS at most.  A sidecar file, a section that
+ * entries, SFRAME_MAX_SECTIONS at most, for as long as it is registered
+ * (the reach shrinks again when it goes).  A sidecar file, a section that
  * user space maps apart from its object, is such an entry unless it is
  * mapped next to the object, as the loader side is expected to do; its
  * sframe_addr, where the section would lie in the object, is no memory
@@ -388,6 +474,7 @@ void sframe_unmap_range(struct mm_struct *mm, unsigned long start,
 	unsigned long reach = mm->sframe_reach;
 	unsigned long index, last;
 	struct sframe_entry *e;
+	bool shrink = false;
 
 	if (likely(mtree_empty(&mm->sframe_mt)) || start >= end)
 		return;
@@ -400,8 +487,10 @@ void sframe_unmap_range(struct mm_struct *mm, unsigned long start,
 				   e->sec.text_end) ||
 		    ranges_overlap(start, end, e->sec.sframe_start,
 				   e->sec.sframe_end))
-			sframe_erase(mm, e);
+			shrink |= sframe_erase(mm, e);
 	}
+	if (shrink)
+		sframe_shrink_reach(mm);
 }
 
 /**
