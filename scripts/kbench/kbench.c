@@ -33,7 +33,8 @@
  *			uncached
  *	kbench codectl	codectl() register + unregister against mmap + munmap,
  *			and the cost of munmap/mremap/mprotect with 0, 1 and
- *			1024 registrations
+ *			1024 registrations, and of munmap with a sidecar
+ *			registered far from its text, and after it went
  *	kbench fork	fork and fork + exec with 1024 registrations and none
  *	kbench noop	exits (the program that "fork" execs)
  *	kbench dump-code N FILE  the chain's code with N FDEs, run once;
@@ -919,6 +920,65 @@ static void kb_hooks(unsigned int nregs)
 	printf("KB hooks mprotect %u %.1f\n", nregs, kb_median(kb_samples, n));
 }
 
+/* The median time of @n munmap() of an unrelated page, in ns */
+static double kb_munmap_time(unsigned int n)
+{
+	unsigned int i;
+	uint64_t t0;
+	void *p;
+
+	for (i = 0; i < n; i++) {
+		p = mmap(NULL, KB_PAGE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			die("mmap: %s", strerror(errno));
+		*(volatile char *)p = 1;
+		t0 = now_ns();
+		munmap(p, KB_PAGE);
+		kb_samples[i] = now_ns() - t0;
+	}
+	return kb_median(kb_samples, n);
+}
+
+/*
+ * A sidecar: the last dummy's section, copied 1 TiB below its text and
+ * registered there for it (sframe_addr where it lies in the "object").
+ * While it is registered, the unmap hooks must look at every
+ * registration within that distance of an unmapped range: all of them.
+ * An unrelated munmap() with 1024 registrations: 1024 dummies ("near"),
+ * 1023 and the far sidecar ("far"), then 1024 dummies again once the
+ * sidecar is gone ("gone"), which must cost what "near" does.
+ */
+static void kb_far(struct kb_dummies *d)
+{
+	unsigned int n = iters(KB_OPS) > KB_OPS ? KB_OPS : iters(KB_OPS);
+	uintptr_t text = (uintptr_t)d->map + 2 * 1023 * KB_PAGE;
+	uint8_t *far;
+	int ret;
+
+	kb_dummies_register(d, 1024);
+	printf("KB far munmap near %.1f\n", kb_munmap_time(n));
+	kb_unregister(text);
+	d->registered = 1023;
+	far = mmap((void *)(text - (1UL << 40)), KB_PAGE,
+		   PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (far == MAP_FAILED)
+		die("mmap of the far sidecar: %s", strerror(errno));
+	memcpy(far, (void *)(text + KB_PAGE), kb_dummy_sf_len());
+	mprotect(far, KB_PAGE, PROT_READ);
+	ret = kb_register(text, text + KB_PAGE, (uintptr_t)far,
+			  (uintptr_t)far + kb_dummy_sf_len(), text + KB_PAGE);
+	if (ret)
+		die("codectl(REGISTER) of the far sidecar: %s", strerror(-ret));
+	printf("KB far munmap far %.1f\n", kb_munmap_time(n));
+	kb_unregister(text);
+	munmap(far, KB_PAGE);
+	kb_dummies_register(d, 1024);
+	printf("KB far munmap gone %.1f\n", kb_munmap_time(n));
+	kb_dummies_unregister(d);
+}
+
 static void cmd_codectl(void)
 {
 	static const unsigned int regs[] = { 0, 1, 1024 };
@@ -962,6 +1022,7 @@ static void cmd_codectl(void)
 		kb_hooks(regs[i]);
 		kb_dummies_unregister(&many);
 	}
+	kb_far(&many);
 	kb_dummies_free(&one);
 	kb_dummies_free(&many);
 }
