@@ -36,6 +36,9 @@
  *			1024 registrations, and of munmap with a sidecar
  *			registered far from its text, and after it went
  *	kbench fork	fork and fork + exec with 1024 registrations and none
+ *	kbench plain	fork and fork + exec as exec left the process (the
+ *			vDSO's registration only), no codectl(): the
+ *			pristine kernel runs it too
  *	kbench noop	exits (the program that "fork" execs)
  *	kbench dump-code N FILE  the chain's code with N FDEs, run once;
  *			its section written to FILE (to check the generator)
@@ -1109,12 +1112,50 @@ static void cmd_dump_code(uint32_t nfdes, const char *path)
 	kb_code_free(&c);
 }
 
+/*
+ * plain: fork() and exit, and fork() + execve() of a program with no
+ * SFrame (this one, "noop", in the frame pointer build), waited for, in a
+ * process left as exec made it: on the series' kernel the vDSO's section
+ * is its one registration.  No codectl(), so that it runs on the pristine
+ * kernel too, which make bench-kernel compares (KBENCH_PRISTINE).  The
+ * two loops alternate, in rounds, so that both see the same drift of the
+ * machine.
+ */
+static void cmd_plain(void)
+{
+	static uint64_t fk[KB_OPS], ex[KB_OPS];
+	unsigned int i, k, n = iters(400);
+	uint64_t t0;
+	pid_t pid;
+	int st;
+
+	if (n > KB_OPS)
+		n = KB_OPS;
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < 2; k++) {
+			t0 = now_ns();
+			pid = fork();
+			if (!pid) {
+				if (k)
+					execl(kb_self, kb_self, "noop", (char *)NULL);
+				_exit(k ? 127 : 0);
+			}
+			if (pid < 0 || waitpid(pid, &st, 0) != pid || st)
+				die("fork%s: %s (%d)", k ? " + exec" : "",
+				    strerror(errno), st);
+			(k ? ex : fk)[i] = now_ns() - t0;
+		}
+	}
+	printf("KB plain fork %.1f\n", kb_median(fk, n));
+	printf("KB plain fork+exec %.1f\n", kb_median(ex, n));
+}
+
 int main(int argc, char **argv)
 {
 	const char *s = getenv("KBENCH_SCALE");
 
 	if (argc < 2)
-		die("usage: kbench frames|growth|codectl|fork|noop");
+		die("usage: kbench frames|growth|codectl|fork|plain|noop");
 	if (!strcmp(argv[1], "noop"))
 		return 0;
 	if (s)
@@ -1135,6 +1176,8 @@ int main(int argc, char **argv)
 		cmd_codectl();
 	else if (!strcmp(argv[1], "fork"))
 		cmd_fork();
+	else if (!strcmp(argv[1], "plain"))
+		cmd_plain();
 	else if (!strcmp(argv[1], "dump-code") && argc == 4)
 		cmd_dump_code(strtoul(argv[2], NULL, 0), argv[3]);
 	else
