@@ -667,7 +667,7 @@ static __noreturn void cache_child(int fd, int tp)
 	struct sft_ring_stats st;
 	struct sft_reg regs[16];
 	volatile char sink;
-	int fail, nregs, j;
+	int fail, nregs, j, ret;
 	long before;
 
 	ev.base = NULL;
@@ -681,18 +681,31 @@ static __noreturn void cache_child(int fd, int tp)
 	 * the section, read here, are in memory for the second one too.
 	 */
 	nregs = sft_regs_read(regs, ARRAY_SIZE(regs));
-	for (j = 0; j < nregs && j < (int)ARRAY_SIZE(regs); j++)
-		if (regs[j].sframe_start == self.sframe_start &&
-		    sft_codectl_unregister(regs[j].text_start))
+	for (j = 0; j < nregs && j < (int)ARRAY_SIZE(regs); j++) {
+		if (regs[j].sframe_start != self.sframe_start)
+			continue;
+		ret = sft_codectl_unregister(regs[j].text_start);
+		if (ret) {
+			ksft_print_msg("unregistering %#lx: %s\n",
+				       regs[j].text_start, strerror(-ret));
 			exit(1);
+		}
+	}
 	bt_call(bt_light, BT_SHALLOW);
 	sft_perf_collect(&ev, samples, ARRAY_SIZE(samples), &st);
-	for (j = 0; j < nregs && j < (int)ARRAY_SIZE(regs); j++)
-		if (regs[j].sframe_start == self.sframe_start &&
-		    sft_codectl_register(regs[j].text_start, regs[j].text_end,
-					 regs[j].sframe_start,
-					 regs[j].sframe_end))
+	for (j = 0; j < nregs && j < (int)ARRAY_SIZE(regs); j++) {
+		if (regs[j].sframe_start != self.sframe_start)
+			continue;
+		ret = sft_codectl_register(regs[j].text_start, regs[j].text_end,
+					   regs[j].sframe_start,
+					   regs[j].sframe_end);
+		if (ret) {
+			ksft_print_msg("registering %#lx-%#lx again: %s\n",
+				       regs[j].text_start, regs[j].text_end,
+				       strerror(-ret));
 			exit(1);
+		}
+	}
 	sf_start = self.sframe_start;
 	sf_len = self.sframe_end - self.sframe_start;
 	for (i = 0; i < sf_len; i += 64)
@@ -701,8 +714,11 @@ static __noreturn void cache_child(int fd, int tp)
 
 	fail = open("/proc/thread-self/make-it-fail", O_WRONLY | O_CLOEXEC);
 	before = bt_read_long(BT_FAILSLAB "times");
-	if (fail < 0 || before != BT_FAIL_TIMES)
+	if (fail < 0 || before <= 0) {
+		ksft_print_msg("make-it-fail: %s; failslab times %ld\n",
+			       fail < 0 ? strerror(errno) : "open", before);
 		exit(1);
+	}
 	/* From here to the write of 0, every slab allocation fails. */
 	if (write(fail, "1", 1) != 1)
 		exit(1);
@@ -715,16 +731,18 @@ static __noreturn void cache_child(int fd, int tp)
 		rep.frames = samples[0].nr;
 	if (write(fd, &rep, sizeof(rep)) != sizeof(rep))
 		exit(1);
+	fflush(stdout);
 	exit(0);
 }
 
 static bool check_cache(int tp)
 {
+	/* Written in this order, the probability last: no one else fails */
 	static const char *const settings[][2] = {
-		{ "probability", "100" }, { "interval", "1" },
-		{ "times", BT_XSTR(BT_FAIL_TIMES) }, { "space", "0" },
-		{ "verbose", "0" }, { "task-filter", "Y" },
-		{ "ignore-gfp-wait", "N" }, { "cache-filter", "N" },
+		{ "task-filter", "Y" }, { "ignore-gfp-wait", "N" },
+		{ "cache-filter", "N" }, { "space", "0" }, { "interval", "1" },
+		{ "verbose", "0" }, { "times", BT_XSTR(BT_FAIL_TIMES) },
+		{ "probability", "100" },
 	};
 	char path[ARRAY_SIZE(settings)][64], saved[ARRAY_SIZE(settings)][32];
 	struct bt_cache_report rep = { -1, 0 };
@@ -770,8 +788,8 @@ static bool check_cache(int tp)
 		if (pid > 0)
 			waitpid(pid, &status, 0);
 	}
-	/* As it was: probability first, so that no one else gets a failure */
-	for (i = 0; i < ARRAY_SIZE(settings); i++)
+	/* As it was, in the reverse order: the probability first */
+	for (i = ARRAY_SIZE(settings); i-- > 0;)
 		bt_write(path[i], saved[i]);
 	if (!ok || !WIFEXITED(status) || WEXITSTATUS(status)) {
 		ksft_print_msg("the child did not run its walks (status %#x)\n",

@@ -768,6 +768,8 @@ static bool child_arch_prctl(void)
  * (3 to 9 rounds of 300 under TCG).
  */
 #define VD_RACE_ROUNDS		300
+/* Where the race maps the vDSO: far below mmap()'s area, above the heap */
+#define VD_RACE_HINT		0x300000000000UL
 
 static struct {
 	void *text;		/* where arch_prctl() maps the vDSO's text */
@@ -850,19 +852,23 @@ static bool child_arch_prctl_race(void)
 		ksft_perror("memfd of the vDSO's copy");
 		return false;
 	}
-	/* A free place for the vDSO, its data pages and some room */
-	hint = mmap(NULL, 2 * (hi - lo), PROT_NONE,
-		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (hint == MAP_FAILED || munmap(hint, 2 * (hi - lo)) ||
+	/*
+	 * A free place for the vDSO and its data pages, far from where
+	 * mmap() puts what the C library and the thread map meanwhile: the
+	 * loop unmaps it, whatever is there.
+	 */
+	if (pthread_create(&thread, NULL, vd_race_thread, NULL)) {
+		ksft_print_msg("pthread_create failed\n");
+		return false;
+	}
+	hint = mmap((void *)VD_RACE_HINT, 2 * (hi - lo), PROT_NONE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (hint != (void *)VD_RACE_HINT || munmap(hint, 2 * (hi - lo)) ||
 	    !vd_unmap(&old)) {
 		ksft_perror("mmap of the hint");
 		return false;
 	}
 	vd_race.text = hint + off;
-	if (pthread_create(&thread, NULL, vd_race_thread, NULL)) {
-		ksft_print_msg("pthread_create failed\n");
-		return false;
-	}
 	for (vd_race.round = 0; vd_race.round < VD_RACE_ROUNDS; vd_race.round++) {
 		/* Nothing of the last round left: no vDSO, no copy */
 		if (vd_find(&m) && !vd_unmap(&m))
