@@ -87,7 +87,7 @@ struct sframe_entry {
  * registries, does not write a cache line that all CPUs share.  The
  * values are unique, never 0, and not ordered: only equality tells.
  */
-#define SFRAME_GEN_BLOCK	(1ULL << 20)
+#define SFRAME_GEN_BLOCK	BIT_ULL(20)
 
 struct sframe_gen_block {
 	u64	next;

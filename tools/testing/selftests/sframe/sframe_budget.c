@@ -605,8 +605,9 @@ static bool check_killed(void)
 	close(fds[1]);
 	n = sft_perf_collect(&kev, samples, ARRAY_SIZE(samples), &st);
 	sft_perf_close(&kev);
-	ksft_print_msg("killed: dead %.3f s after it was let go; %d samples, %u deferred records, stack of %u frames\n",
-		       secs, n, st.deferred, n > 0 ? samples[0].nr : 0);
+	ksft_print_msg("killed: dead %.3f s after it was let go\n", secs);
+	ksft_print_msg("%d samples, %u deferred records, a stack of %u frames\n",
+		       n, st.deferred, n > 0 ? samples[0].nr : 0);
 	if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL) {
 		ksft_print_msg("the child did not die of SIGKILL (status %#x)\n",
 			       status);
@@ -666,7 +667,7 @@ static __noreturn void cache_child(int fd, int tp)
 	unsigned long sf_start, sf_len, i;
 	struct sft_ring_stats st;
 	struct sft_reg regs[16];
-	volatile char sink;
+	char sink;
 	int fail, nregs, j, ret;
 	long before;
 
@@ -708,9 +709,11 @@ static __noreturn void cache_child(int fd, int tp)
 	}
 	sf_start = self.sframe_start;
 	sf_len = self.sframe_end - self.sframe_start;
-	for (i = 0; i < sf_len; i += 64)
-		sink = *(volatile char *)(sf_start + i);
-	(void)sink;
+	for (i = 0; i < sf_len; i += 64) {
+		sink = __atomic_load_n((char *)(sf_start + i),
+				       __ATOMIC_RELAXED);
+		asm volatile("" : : "r" (sink));
+	}
 
 	fail = open("/proc/thread-self/make-it-fail", O_WRONLY | O_CLOEXEC);
 	before = bt_read_long(BT_FAILSLAB "times");
@@ -753,7 +756,7 @@ static bool check_cache(int tp)
 	pid_t pid;
 
 	if (access(BT_FAILSLAB "probability", W_OK)) {
-		ksft_print_msg("no %s (CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_DEBUG_FS, debugfs)\n",
+		ksft_print_msg("no %s: CONFIG_FAILSLAB, debugfs?\n",
 			       BT_FAILSLAB);
 		return false;
 	}
@@ -837,7 +840,7 @@ int main(int argc, char **argv)
 	ksft_test_result(check_killed(),
 			 "killed: a task killed before its walk does not walk\n");
 	ksft_test_result(check_cache(tp),
-			 "cache: the cache of SFrame rules is tried once a walk when it cannot be made\n");
+			 "cache: a cache that cannot be made is tried once a walk\n");
 
 	sft_perf_close(&ev);
 	sft_self_free(&self);
