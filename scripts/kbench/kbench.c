@@ -35,6 +35,7 @@
  *			and the cost of munmap/mremap/mprotect with 0, 1 and
  *			1024 registrations, and of munmap with a sidecar
  *			registered far from its text, and after it went
+ *	kbench far	only that last part of codectl
  *	kbench fork	fork and fork + exec with 1024 registrations and none
  *	kbench plain	fork and fork + exec as exec left the process (the
  *			vDSO's registration only), no codectl(): the
@@ -982,6 +983,16 @@ static void kb_far(struct kb_dummies *d)
 	kb_dummies_unregister(d);
 }
 
+/* far alone: the last table of codectl */
+static void cmd_far(void)
+{
+	struct kb_dummies many;
+
+	kb_dummies_make(&many, 1024);
+	kb_far(&many);
+	kb_dummies_free(&many);
+}
+
 static void cmd_codectl(void)
 {
 	static const unsigned int regs[] = { 0, 1, 1024 };
@@ -1155,7 +1166,7 @@ int main(int argc, char **argv)
 	const char *s = getenv("KBENCH_SCALE");
 
 	if (argc < 2)
-		die("usage: kbench frames|growth|codectl|fork|plain|noop");
+		die("usage: kbench frames|growth|codectl|fork|plain|far|noop");
 	if (!strcmp(argv[1], "noop"))
 		return 0;
 	if (s)
@@ -1165,7 +1176,7 @@ int main(int argc, char **argv)
 
 	/* The registry tables count the program's registrations only. */
 	if (!strcmp(argv[1], "growth") || !strcmp(argv[1], "codectl") ||
-	    !strcmp(argv[1], "fork"))
+	    !strcmp(argv[1], "fork") || !strcmp(argv[1], "far"))
 		kb_drop_kernel_regs();
 
 	if (!strcmp(argv[1], "frames"))
@@ -1178,6 +1189,8 @@ int main(int argc, char **argv)
 		cmd_fork();
 	else if (!strcmp(argv[1], "plain"))
 		cmd_plain();
+	else if (!strcmp(argv[1], "far"))
+		cmd_far();
 	else if (!strcmp(argv[1], "dump-code") && argc == 4)
 		cmd_dump_code(strtoul(argv[2], NULL, 0), argv[3]);
 	else
