@@ -14,8 +14,9 @@
  * codectl(2) and by the munmap and mremap hook, the copy at fork and the
  * teardown at exit -- hold mmap_lock for writing.  That orders them against
  * each other and against the VMA changes they follow, and it protects
- * mm->sframe_count, mm->sframe_reach and mm->sframe_gen.  So the tree has
- * no lock of its own: mmap_lock is its external lock, as for mm->mm_mt.
+ * mm->sframe_count, the bounds mm->sframe_reach, mm->sframe_lo and
+ * mm->sframe_hi, and mm->sframe_gen.  So the tree has no lock of its own:
+ * mmap_lock is its external lock, as for mm->mm_mt.
  *
  * Readers are the unwinder, which runs in task_work of current (faultable,
  * on the way back to user space), and /proc/<pid>/sframe.  The unwinder
@@ -37,9 +38,10 @@
  *
  * Generations
  * -----------
- * Every change of a registry, an insertion or a removal, takes a new value
- * of one counter shared by all mms and stores it in mm->sframe_gen once
- * the tree changed.  So a generation names one state of one registry: a
+ * Every change of a registry, an insertion or a removal, takes a new value,
+ * which no registry of any mm had before, from its CPU's block of one
+ * counter shared by all mms, and stores it in mm->sframe_gen once the
+ * tree changed.  So a generation names one state of one registry: a
  * cache of what lookups found (the unwinder keeps one per task, see
  * kernel/unwind/user.c) is valid while sframe_registry_gen() still
  * returns the generation it was filled under, and never mistakes the
@@ -79,12 +81,36 @@ struct sframe_entry {
 	struct rcu_head		rcu;
 };
 
-/* The last generation given to a registry, of any mm */
+/*
+ * Generations are handed out by each CPU from a block of its own, taken
+ * from one counter shared by all mms: a fork or an exec, which change
+ * registries, does not write a cache line that all CPUs share.  The
+ * values are unique, never 0, and not ordered: only equality tells.
+ */
+#define SFRAME_GEN_BLOCK	BIT_ULL(20)
+
+struct sframe_gen_block {
+	u64	next;
+	u64	end;
+};
+
+static DEFINE_PER_CPU(struct sframe_gen_block, sframe_gen_block);
+/* The last generation handed to a CPU's block */
 static atomic64_t sframe_last_gen = ATOMIC64_INIT(0);
 
 static u64 sframe_next_gen(void)
 {
-	return atomic64_inc_return(&sframe_last_gen);
+	struct sframe_gen_block *b = get_cpu_ptr(&sframe_gen_block);
+	u64 gen;
+
+	if (b->next == b->end) {
+		b->end = atomic64_add_return(SFRAME_GEN_BLOCK,
+					     &sframe_last_gen) + 1;
+		b->next = b->end - SFRAME_GEN_BLOCK;
+	}
+	gen = b->next++;
+	put_cpu_ptr(&sframe_gen_block);
+	return gen;
 }
 
 /* Publish generation @gen once the tree changed; mmap_lock held, written */
@@ -130,14 +156,40 @@ void sframe_init_mm(struct mm_struct *mm)
 	mt_set_external_lock(&mm->sframe_mt, &mm->mmap_lock);
 	mm->sframe_count = 0;
 	mm->sframe_reach = 0;
+	mm->sframe_lo = 0;
+	mm->sframe_hi = 0;
 	mm->sframe_gen = 0;
+}
+
+/* The lowest byte of an entry's two ranges, and the end of the highest */
+static unsigned long sframe_entry_lo(const struct sframe_entry *e)
+{
+	return min(e->sec.text_start, e->sec.sframe_start);
+}
+
+static unsigned long sframe_entry_hi(const struct sframe_entry *e)
+{
+	return max(e->sec.text_end, e->sec.sframe_end);
 }
 
 /* The span from the lowest to the highest byte of an entry's two ranges */
 static unsigned long sframe_entry_reach(const struct sframe_entry *e)
 {
-	return max(e->sec.text_end, e->sec.sframe_end) -
-	       min(e->sec.text_start, e->sec.sframe_start);
+	return sframe_entry_hi(e) - sframe_entry_lo(e);
+}
+
+/* Widen the registry's bounds to an entry; mmap_lock held for writing */
+static void sframe_widen_bounds(struct mm_struct *mm,
+				const struct sframe_entry *e)
+{
+	if (!mm->sframe_hi) {
+		mm->sframe_lo = sframe_entry_lo(e);
+		mm->sframe_hi = sframe_entry_hi(e);
+	} else {
+		mm->sframe_lo = min(mm->sframe_lo, sframe_entry_lo(e));
+		mm->sframe_hi = max(mm->sframe_hi, sframe_entry_hi(e));
+	}
+	mm->sframe_reach = max(mm->sframe_reach, sframe_entry_reach(e));
 }
 
 /* Insert a complete entry; mmap_lock held for writing */
@@ -158,7 +210,7 @@ static int sframe_insert(struct mm_struct *mm, struct sframe_entry *e)
 	sframe_set_gen(mm, e->gen);
 	/* current_has_sframe() reads it without the lock */
 	WRITE_ONCE(mm->sframe_count, mm->sframe_count + 1);
-	mm->sframe_reach = max(mm->sframe_reach, sframe_entry_reach(e));
+	sframe_widen_bounds(mm, e);
 	return 0;
 }
 
@@ -197,6 +249,64 @@ static int sframe_check_ranges(struct mm_struct *mm,
 	return ret;
 }
 
+/* Does one VMA of special mapping @sm map all of @sec?  mmap_lock held */
+static bool sframe_in_special(struct mm_struct *mm,
+			      const struct vm_special_mapping *sm,
+			      const struct sframe_section *sec)
+{
+	struct vm_area_struct *vma = vma_lookup(mm, sec->text_start);
+
+	return vma && vma_is_special_mapping(vma, sm) &&
+	       sec->text_end <= vma->vm_end &&
+	       sec->sframe_start >= vma->vm_start &&
+	       sec->sframe_end <= vma->vm_end;
+}
+
+static int __sframe_add_section(struct mm_struct *mm,
+				unsigned long sframe_start,
+				unsigned long sframe_end,
+				unsigned long sframe_addr,
+				unsigned long text_start, unsigned long text_end,
+				struct sframe_objinfo *info, bool user,
+				const struct vm_special_mapping *sm)
+{
+	struct sframe_section range = {
+		.text_start = text_start, .text_end = text_end,
+		.sframe_start = sframe_start, .sframe_end = sframe_end,
+	};
+	struct sframe_entry *e;
+	int ret, init_ret;
+
+	if (text_start >= text_end || sframe_start >= sframe_end)
+		return -EINVAL;
+
+	e = kzalloc_obj(*e, GFP_KERNEL_ACCOUNT);
+	if (!e)
+		return -ENOMEM;
+	init_ret = sframe_section_init(&e->sec, sframe_start, sframe_end,
+				       sframe_addr, text_start, text_end);
+	/* Complete before lockless lookups can see it */
+	e->info = info;
+	if (user)
+		__set_bit(SFRAME_ENTRY_USER, &e->flags);
+
+	if (mmap_write_lock_killable(mm)) {
+		kfree(e);
+		return -EINTR;
+	}
+	ret = sframe_check_ranges(mm, &range);
+	if (!ret && sm && !sframe_in_special(mm, sm, &range))
+		ret = -ENOENT;
+	if (!ret)
+		ret = init_ret;
+	if (!ret)
+		ret = sframe_insert(mm, e);
+	mmap_write_unlock(mm);
+	if (ret)
+		kfree(e);	/* the caller keeps its reference to @info */
+	return ret;
+}
+
 /**
  * sframe_add_section - register the SFrame section of a text range
  * @mm:		current's mm
@@ -230,52 +340,80 @@ int sframe_add_section(struct mm_struct *mm, unsigned long sframe_start,
 		       unsigned long text_start, unsigned long text_end,
 		       struct sframe_objinfo *info, bool user)
 {
-	struct sframe_section range = {
-		.text_start = text_start, .text_end = text_end,
-		.sframe_start = sframe_start, .sframe_end = sframe_end,
-	};
-	struct sframe_entry *e;
-	int ret, init_ret;
-
-	if (text_start >= text_end || sframe_start >= sframe_end)
-		return -EINVAL;
-
-	e = kzalloc_obj(*e, GFP_KERNEL_ACCOUNT);
-	if (!e)
-		return -ENOMEM;
-	init_ret = sframe_section_init(&e->sec, sframe_start, sframe_end,
-				       sframe_addr, text_start, text_end);
-	/* Complete before lockless lookups can see it */
-	e->info = info;
-	if (user)
-		__set_bit(SFRAME_ENTRY_USER, &e->flags);
-
-	if (mmap_write_lock_killable(mm)) {
-		kfree(e);
-		return -EINTR;
-	}
-	ret = sframe_check_ranges(mm, &range);
-	if (!ret)
-		ret = init_ret;
-	if (!ret)
-		ret = sframe_insert(mm, e);
-	mmap_write_unlock(mm);
-	if (ret)
-		kfree(e);	/* the caller keeps its reference to @info */
-	return ret;
+	return __sframe_add_section(mm, sframe_start, sframe_end, sframe_addr,
+				    text_start, text_end, info, user, NULL);
 }
 
-static void sframe_erase(struct mm_struct *mm, struct sframe_entry *e)
+/**
+ * sframe_add_special_section - register the SFrame section of a special
+ *	mapping of the kernel's own (the vDSO)
+ * @mm:		current's mm
+ * @sm:		the special mapping that holds the text and the section
+ * @sframe_start: user address of the .sframe section
+ * @sframe_end:	end of the section (exclusive)
+ * @text_start:	start of the mapping's text, where the caller mapped @sm
+ * @text_end:	end of the text (exclusive)
+ *
+ * For the caller that just mapped @sm, and dropped mmap_lock to let the
+ * header be read.  Meanwhile another thread may have unmapped it and
+ * mapped something else there (arch_prctl(ARCH_MAP_VDSO_64) runs in a
+ * multithreaded process): so the entry goes in, under the lock, only if
+ * one VMA of @sm still maps the text and the section.  The header was
+ * read before the lock was taken, and may be the bytes of a mapping that
+ * came and went in between, written by the process itself; like the
+ * section's other bytes, which any lookup reads again, the decoder takes
+ * them as hostile input, and only within the mapping of @sm.
+ *
+ * Return: as sframe_add_section(), and -ENOENT when @sm no longer maps
+ * the text and the section.
+ */
+int sframe_add_special_section(struct mm_struct *mm,
+			       const struct vm_special_mapping *sm,
+			       unsigned long sframe_start,
+			       unsigned long sframe_end,
+			       unsigned long text_start, unsigned long text_end)
+{
+	return __sframe_add_section(mm, sframe_start, sframe_end, sframe_start,
+				    text_start, text_end, NULL, false, sm);
+}
+
+/*
+ * Erase an entry; mmap_lock held for writing.  Return: true when it was
+ * one of those that set mm->sframe_reach, mm->sframe_lo or sframe_hi,
+ * which may then be too wide: the caller calls sframe_shrink_bounds()
+ * once it is done erasing.
+ */
+static bool sframe_erase(struct mm_struct *mm, struct sframe_entry *e)
 {
 	MA_STATE(mas, &mm->sframe_mt, e->sec.text_start, e->sec.text_start);
+	bool widest = sframe_entry_reach(e) >= mm->sframe_reach ||
+		      sframe_entry_lo(e) <= mm->sframe_lo ||
+		      sframe_entry_hi(e) >= mm->sframe_hi;
 
 	mas_erase(&mas);
 	sframe_set_gen(mm, sframe_next_gen());
 	WRITE_ONCE(mm->sframe_count, mm->sframe_count - 1);
-	/* The reach only grows, but an empty registry starts over. */
-	if (!mm->sframe_count)
-		mm->sframe_reach = 0;
 	sframe_entry_free(e);
+	return widest;
+}
+
+/*
+ * An entry that set the registry's reach or bounds went: they become
+ * those of the entries left, so that one section mapped far from its
+ * object, once gone, does not make every later munmap() look at every
+ * entry.  One pass over the registry, SFRAME_MAX_SECTIONS entries at
+ * most, and only when such an entry goes; mmap_lock held for writing.
+ */
+static void sframe_shrink_bounds(struct mm_struct *mm)
+{
+	unsigned long index = 0;
+	struct sframe_entry *e;
+
+	mm->sframe_reach = 0;
+	mm->sframe_lo = 0;
+	mm->sframe_hi = 0;
+	mt_for_each(&mm->sframe_mt, e, index, ULONG_MAX)
+		sframe_widen_bounds(mm, e);
 }
 
 /**
@@ -295,7 +433,8 @@ int sframe_remove_section(struct mm_struct *mm, unsigned long text_start)
 		return -EINTR;
 	e = mtree_load(&mm->sframe_mt, text_start);
 	if (e && e->sec.text_start == text_start) {
-		sframe_erase(mm, e);
+		if (sframe_erase(mm, e))
+			sframe_shrink_bounds(mm);
 		ret = 0;
 	}
 	mmap_write_unlock(mm);
@@ -323,8 +462,11 @@ void sframe_move_range(struct mm_struct *mm, unsigned long old_start,
 {
 	unsigned long index = old_start;
 	struct sframe_entry *e, *n;
+	bool shrink = false;
 
-	if (mtree_empty(&mm->sframe_mt) || old_start >= old_end)
+	/* Nearly free for what no entry is near, the vDSO's too. */
+	if (old_start >= old_end || old_start >= mm->sframe_hi ||
+	    old_end <= mm->sframe_lo)
 		return;
 	mmap_assert_write_locked(mm);
 
@@ -343,12 +485,14 @@ void sframe_move_range(struct mm_struct *mm, unsigned long old_start,
 			if (n->info)
 				refcount_inc(&n->info->refs);
 		}
-		sframe_erase(mm, e);
+		shrink |= sframe_erase(mm, e);
 		if (n && sframe_insert(mm, n)) {
 			sframe_objinfo_put(n->info);
 			kfree(n);
 		}
 	}
+	if (shrink)
+		sframe_shrink_bounds(mm);
 }
 
 static bool ranges_overlap(unsigned long a_start, unsigned long a_end,
@@ -376,7 +520,8 @@ static bool ranges_overlap(unsigned long a_start, unsigned long a_end,
  * that intersects the range belongs to such an entry.  For objects mapped
  * whole, the reach is the size of the largest one; an entry whose .sframe
  * lies far from its text (codectl allows it) widens it, at worst to all
- * entries, SFRAME_MAX_SECTIONS at most.  A sidecar file, a section that
+ * entries, SFRAME_MAX_SECTIONS at most, for as long as it is registered
+ * (the reach shrinks again when it goes).  A sidecar file, a section that
  * user space maps apart from its object, is such an entry unless it is
  * mapped next to the object, as the loader side is expected to do; its
  * sframe_addr, where the section would lie in the object, is no memory
@@ -388,8 +533,13 @@ void sframe_unmap_range(struct mm_struct *mm, unsigned long start,
 	unsigned long reach = mm->sframe_reach;
 	unsigned long index, last;
 	struct sframe_entry *e;
+	bool shrink = false;
 
-	if (likely(mtree_empty(&mm->sframe_mt)) || start >= end)
+	/*
+	 * Nearly free for a range below or above every entry: most of those
+	 * that are unmapped, in a registry that has only the vDSO's.
+	 */
+	if (start >= end || start >= mm->sframe_hi || end <= mm->sframe_lo)
 		return;
 	mmap_assert_write_locked(mm);
 
@@ -400,8 +550,10 @@ void sframe_unmap_range(struct mm_struct *mm, unsigned long start,
 				   e->sec.text_end) ||
 		    ranges_overlap(start, end, e->sec.sframe_start,
 				   e->sec.sframe_end))
-			sframe_erase(mm, e);
+			shrink |= sframe_erase(mm, e);
 	}
+	if (shrink)
+		sframe_shrink_bounds(mm);
 }
 
 /**
@@ -409,35 +561,35 @@ void sframe_unmap_range(struct mm_struct *mm, unsigned long start,
  * @mm:		the child's new mm; mmap_lock held for writing
  * @oldmm:	the parent's mm; mmap_lock held for writing
  *
- * Called by dup_mmap() once the VMAs are copied.  A registration whose
- * memory the child did not inherit (MADV_DONTFORK) is not kept.  The
- * child's tree is a copy of the parent's made by __mt_dup(), node by node,
- * whose entries are then replaced by the child's copies, allocated
- * beforehand: a replacement needs no memory and cannot fail, so the child
- * never keeps an entry of the parent's.  Inserting the entries one by one
- * instead took most of the time of a fork with 1024 registrations.
+ * Called by dup_mmap() before it copies the VMAs; for each VMA that the
+ * child does not inherit (MADV_DONTFORK), dup_mmap() then drops the
+ * registrations of its memory with sframe_unmap_range(), nearly free when
+ * no registration is near.  The child's tree is a copy of the parent's
+ * made by __mt_dup(), node by node, whose entries are then replaced by
+ * the child's copies, allocated beforehand: a replacement needs no memory
+ * and cannot fail, so the child never keeps an entry of the parent's.
+ * Inserting the entries one by one instead took most of the time of a
+ * fork with 1024 registrations.
  *
  * Return: 0 or -ENOMEM; on error the child's registry is empty.
  */
 int sframe_dup_mm(struct mm_struct *mm, struct mm_struct *oldmm)
 {
-	MA_STATE(old_mas, &oldmm->sframe_mt, 0, 0);
 	MA_STATE(mas, &mm->sframe_mt, 0, 0);
-	VMA_ITERATOR(vmi, oldmm, 0);
-	struct sframe_entry **copies, *old, *e;
-	struct vm_area_struct *vma;
-	unsigned int i, n = 0;
+	/* The vDSO's alone, in most processes: no array to allocate */
+	struct sframe_entry *few[2] = {}, **copies = few, *old, *e;
+	unsigned int i, n = oldmm->sframe_count;
 	int ret = -ENOMEM;
 	u64 gen;
 
-	if (!oldmm->sframe_count)
+	if (!n)
 		return 0;
 	/* The tree cannot change under the lock: its copy has n entries. */
-	mas_for_each(&old_mas, old, ULONG_MAX)
-		n++;
-	copies = kmalloc_array(n, sizeof(*copies), GFP_KERNEL);
-	if (!copies)
-		return -ENOMEM;
+	if (n > ARRAY_SIZE(few)) {
+		copies = kcalloc(n, sizeof(*copies), GFP_KERNEL);
+		if (!copies)
+			return -ENOMEM;
+	}
 	for (i = 0; i < n; i++) {
 		copies[i] = kzalloc_obj(*copies[i], GFP_KERNEL_ACCOUNT);
 		if (!copies[i])
@@ -467,14 +619,13 @@ int sframe_dup_mm(struct mm_struct *mm, struct mm_struct *oldmm)
 	/* current_has_sframe() reads it without the lock */
 	WRITE_ONCE(mm->sframe_count, n);
 	mm->sframe_reach = oldmm->sframe_reach;
-
-	for_each_vma(vmi, vma)
-		if (vma->vm_flags & VM_DONTCOPY)
-			sframe_unmap_range(mm, vma->vm_start, vma->vm_end);
+	mm->sframe_lo = oldmm->sframe_lo;
+	mm->sframe_hi = oldmm->sframe_hi;
 out:
 	for (i = 0; i < n; i++)
 		kfree(copies[i]);
-	kfree(copies);
+	if (copies != few)
+		kfree(copies);
 	return ret;
 }
 

@@ -162,6 +162,7 @@ int sframe_find_rule(const struct sframe_section *sec, unsigned long ip,
 
 struct mm_struct;
 struct seq_operations;
+struct vm_special_mapping;
 
 /* How many sections one mm may register: bounds memory and munmap work. */
 #define SFRAME_MAX_SECTIONS	1024
@@ -200,6 +201,11 @@ int sframe_add_section(struct mm_struct *mm, unsigned long sframe_start,
 		       unsigned long sframe_end, unsigned long sframe_addr,
 		       unsigned long text_start, unsigned long text_end,
 		       struct sframe_objinfo *info, bool user);
+int sframe_add_special_section(struct mm_struct *mm,
+			       const struct vm_special_mapping *sm,
+			       unsigned long sframe_start,
+			       unsigned long sframe_end,
+			       unsigned long text_start, unsigned long text_end);
 int sframe_remove_section(struct mm_struct *mm, unsigned long text_start);
 void sframe_move_range(struct mm_struct *mm, unsigned long old_start,
 		       unsigned long old_end, unsigned long new_start);

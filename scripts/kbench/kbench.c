@@ -33,8 +33,13 @@
  *			uncached
  *	kbench codectl	codectl() register + unregister against mmap + munmap,
  *			and the cost of munmap/mremap/mprotect with 0, 1 and
- *			1024 registrations
+ *			1024 registrations, and of munmap with a sidecar
+ *			registered far from its text, and after it went
+ *	kbench far	only that last part of codectl
  *	kbench fork	fork and fork + exec with 1024 registrations and none
+ *	kbench plain	fork and fork + exec as exec left the process (the
+ *			vDSO's registration only), no codectl(): the
+ *			pristine kernel runs it too
  *	kbench noop	exits (the program that "fork" execs)
  *	kbench dump-code N FILE  the chain's code with N FDEs, run once;
  *			its section written to FILE (to check the generator)
@@ -919,6 +924,75 @@ static void kb_hooks(unsigned int nregs)
 	printf("KB hooks mprotect %u %.1f\n", nregs, kb_median(kb_samples, n));
 }
 
+/* The median time of @n munmap() of an unrelated page, in ns */
+static double kb_munmap_time(unsigned int n)
+{
+	unsigned int i;
+	uint64_t t0;
+	void *p;
+
+	for (i = 0; i < n; i++) {
+		p = mmap(NULL, KB_PAGE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			die("mmap: %s", strerror(errno));
+		*(volatile char *)p = 1;
+		t0 = now_ns();
+		munmap(p, KB_PAGE);
+		kb_samples[i] = now_ns() - t0;
+	}
+	return kb_median(kb_samples, n);
+}
+
+/*
+ * A sidecar: the last dummy's section, copied 1 TiB below its text and
+ * registered there for it (sframe_addr where it lies in the "object").
+ * While it is registered, the unmap hooks must look at every
+ * registration within that distance of an unmapped range: all of them.
+ * An unrelated munmap() with 1024 registrations: 1024 dummies ("near"),
+ * 1023 and the far sidecar ("far"), then 1024 dummies again once the
+ * sidecar is gone ("gone"), which must cost what "near" does.
+ */
+static void kb_far(struct kb_dummies *d)
+{
+	unsigned int n = iters(KB_OPS) > KB_OPS ? KB_OPS : iters(KB_OPS);
+	uintptr_t text = (uintptr_t)d->map + 2 * 1023 * KB_PAGE;
+	uint8_t *far;
+	int ret;
+
+	kb_dummies_register(d, 1024);
+	printf("KB far munmap near %.1f\n", kb_munmap_time(n));
+	kb_unregister(text);
+	d->registered = 1023;
+	far = mmap((void *)(text - (1UL << 40)), KB_PAGE,
+		   PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (far == MAP_FAILED)
+		die("mmap of the far sidecar: %s", strerror(errno));
+	memcpy(far, (void *)(text + KB_PAGE), kb_dummy_sf_len());
+	mprotect(far, KB_PAGE, PROT_READ);
+	ret = kb_register(text, text + KB_PAGE, (uintptr_t)far,
+			  (uintptr_t)far + kb_dummy_sf_len(), text + KB_PAGE);
+	if (ret)
+		die("codectl(REGISTER) of the far sidecar: %s", strerror(-ret));
+	printf("KB far munmap far %.1f\n", kb_munmap_time(n));
+	kb_unregister(text);
+	munmap(far, KB_PAGE);
+	kb_dummies_register(d, 1024);
+	printf("KB far munmap gone %.1f\n", kb_munmap_time(n));
+	kb_dummies_unregister(d);
+}
+
+/* far alone: the last table of codectl */
+static void cmd_far(void)
+{
+	struct kb_dummies many;
+
+	kb_dummies_make(&many, 1024);
+	kb_far(&many);
+	kb_dummies_free(&many);
+}
+
 static void cmd_codectl(void)
 {
 	static const unsigned int regs[] = { 0, 1, 1024 };
@@ -962,6 +1036,7 @@ static void cmd_codectl(void)
 		kb_hooks(regs[i]);
 		kb_dummies_unregister(&many);
 	}
+	kb_far(&many);
 	kb_dummies_free(&one);
 	kb_dummies_free(&many);
 }
@@ -1048,12 +1123,50 @@ static void cmd_dump_code(uint32_t nfdes, const char *path)
 	kb_code_free(&c);
 }
 
+/*
+ * plain: fork() and exit, and fork() + execve() of a program with no
+ * SFrame (this one, "noop", in the frame pointer build), waited for, in a
+ * process left as exec made it: on the series' kernel the vDSO's section
+ * is its one registration.  No codectl(), so that it runs on the pristine
+ * kernel too, which make bench-kernel compares (KBENCH_PRISTINE).  The
+ * two loops alternate, in rounds, so that both see the same drift of the
+ * machine.
+ */
+static void cmd_plain(void)
+{
+	static uint64_t fk[KB_OPS], ex[KB_OPS];
+	unsigned int i, k, n = iters(400);
+	uint64_t t0;
+	pid_t pid;
+	int st;
+
+	if (n > KB_OPS)
+		n = KB_OPS;
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < 2; k++) {
+			t0 = now_ns();
+			pid = fork();
+			if (!pid) {
+				if (k)
+					execl(kb_self, kb_self, "noop", (char *)NULL);
+				_exit(k ? 127 : 0);
+			}
+			if (pid < 0 || waitpid(pid, &st, 0) != pid || st)
+				die("fork%s: %s (%d)", k ? " + exec" : "",
+				    strerror(errno), st);
+			(k ? ex : fk)[i] = now_ns() - t0;
+		}
+	}
+	printf("KB plain fork %.1f\n", kb_median(fk, n));
+	printf("KB plain fork+exec %.1f\n", kb_median(ex, n));
+}
+
 int main(int argc, char **argv)
 {
 	const char *s = getenv("KBENCH_SCALE");
 
 	if (argc < 2)
-		die("usage: kbench frames|growth|codectl|fork|noop");
+		die("usage: kbench frames|growth|codectl|fork|plain|far|noop");
 	if (!strcmp(argv[1], "noop"))
 		return 0;
 	if (s)
@@ -1063,7 +1176,7 @@ int main(int argc, char **argv)
 
 	/* The registry tables count the program's registrations only. */
 	if (!strcmp(argv[1], "growth") || !strcmp(argv[1], "codectl") ||
-	    !strcmp(argv[1], "fork"))
+	    !strcmp(argv[1], "fork") || !strcmp(argv[1], "far"))
 		kb_drop_kernel_regs();
 
 	if (!strcmp(argv[1], "frames"))
@@ -1074,6 +1187,10 @@ int main(int argc, char **argv)
 		cmd_codectl();
 	else if (!strcmp(argv[1], "fork"))
 		cmd_fork();
+	else if (!strcmp(argv[1], "plain"))
+		cmd_plain();
+	else if (!strcmp(argv[1], "far"))
+		cmd_far();
 	else if (!strcmp(argv[1], "dump-code") && argc == 4)
 		cmd_dump_code(strtoul(argv[2], NULL, 0), argv[3]);
 	else

@@ -30,8 +30,21 @@
  *    less than half a second (printed, with the time without the event);
  *  - SIGKILL: a child that keeps making such walks dies within half a
  *    second of SIGKILL.
+ *  - killed: a child whose system call at the bottom of bt_heavy is
+ *    kill(itself, SIGKILL), sampled with a deferred callchain by an event
+ *    of the parent, dies without walking its stack: the walk runs on the
+ *    way out of that system call with the signal pending, and stops before
+ *    its first lookup, so the deferred stack the parent reads has one
+ *    frame (it had 510, after two scans of 65,535 FREs, when a killed
+ *    task finished its walk);
+ *  - cache: the task's cache of SFrame rules is tried once per walk when
+ *    it cannot be made: a child whose slab allocations all fail
+ *    (failslab, task filter) walks 100 levels of bt_light through SFrame
+ *    and fails one allocation, not one per frame (the failslab counter
+ *    "times"; it failed 106 when each frame tried again).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +56,7 @@
 
 #include "../kselftest.h"
 #include "sframe_budget.h"
+#include "sframe_codectl.h"
 #include "sframe_lib.h"
 
 /*
@@ -78,8 +92,8 @@
 #if defined(__x86_64__)
 /*
  * bt_body NAME: the body of bt_heavy and bt_light, %rdi levels of
- * recursion, then the system call.  The CFA is %rsp + 8 throughout: return
- * addresses only.
+ * recursion, then the system call bt_sysnr (getppid, or kill).  The CFA
+ * is %rsp + 8 throughout: return addresses only.
  */
 asm(".macro bt_body name\n"
 	"	test %rdi, %rdi\n"
@@ -89,7 +103,9 @@ asm(".macro bt_body name\n"
 	"	.globl \\name\\()_callret\n"
 	"\\name\\()_callret:\n"
 	"	ret\n"
-	"1:	mov $" BT_XSTR(__NR_getppid) ", %eax\n"
+	"1:	mov bt_sysnr(%rip), %rax\n"
+	"	mov bt_sysarg0(%rip), %rdi\n"
+	"	mov bt_sysarg1(%rip), %rsi\n"
 	"	syscall\n"
 	"	.globl \\name\\()_sysret\n"
 	"\\name\\()_sysret:\n"
@@ -145,8 +161,9 @@ asm(".macro bt_body name\n"
 #elif defined(__aarch64__)
 /*
  * bt_body NAME: the body of bt_heavy and bt_light, x0 levels of recursion,
- * then the system call.  Each level saves the link register below its call:
- * the CFA is SP, or SP + 16 with the return address at CFA - 16.  The
+ * then the system call bt_sysnr (getppid, or kill).  Each level saves the
+ * link register below its call: the CFA is SP, or SP + 16 with the return
+ * address at CFA - 16.  The
  * functions are called through a register: BTI landing pads (bti c).
  */
 asm(".macro bt_body name\n"
@@ -162,7 +179,12 @@ asm(".macro bt_body name\n"
 	"	.cfi_adjust_cfa_offset -16\n"
 	"	.cfi_restore x30\n"
 	"	ret\n"
-	"1:	mov x8, #" BT_XSTR(__NR_getppid) "\n"
+	"1:	adrp x9, bt_sysnr\n"
+	"	ldr x8, [x9, :lo12:bt_sysnr]\n"
+	"	adrp x9, bt_sysarg0\n"
+	"	ldr x0, [x9, :lo12:bt_sysarg0]\n"
+	"	adrp x9, bt_sysarg1\n"
+	"	ldr x1, [x9, :lo12:bt_sysarg1]\n"
 	"	svc #0\n"
 	"	.globl \\name\\()_sysret\n"
 	"\\name\\()_sysret:\n"
@@ -223,6 +245,9 @@ asm(".macro bt_body name\n"
 #else
 #error "the test's functions are written for x86-64 and arm64"
 #endif
+
+/* The system call at the bottom of the recursion, and its arguments */
+long bt_sysnr = __NR_getppid, bt_sysarg0, bt_sysarg1;
 
 static struct sft_symtab syms;
 static struct sft_self self;
@@ -522,6 +547,263 @@ static bool check_kill(int tp)
 	return secs <= BT_MAX_SECONDS;
 }
 
+/*
+ * killed: the child waits for the parent's event, then makes kill(itself,
+ * SIGKILL) at the bottom of bt_heavy's recursion.
+ */
+static __noreturn void killed_child(int fd)
+{
+	char c;
+
+	bt_sysnr = __NR_kill;
+	bt_sysarg0 = getpid();
+	bt_sysarg1 = SIGKILL;
+	if (read(fd, &c, 1) != 1)
+		exit(1);
+	bt_call(bt_heavy, BT_DEEP);
+	exit(2);
+}
+
+static bool check_killed(void)
+{
+	static struct sft_sample samples[4];
+	struct sft_perf kev = { .fd = -1 };
+	struct sft_ring_stats st;
+	int fds[2], status = 0, tp, n;
+	bool ok = false;
+	double t0, secs;
+	pid_t pid;
+
+	tp = sft_tracepoint_id("syscalls", "sys_enter_kill");
+	if (tp < 0 || pipe(fds)) {
+		ksft_print_msg("no sys_enter_kill tracepoint, or no pipe\n");
+		return false;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		ksft_perror("fork");
+		return false;
+	}
+	if (!pid) {
+		close(fds[1]);
+		killed_child(fds[0]);
+	}
+	close(fds[0]);
+	if (sft_perf_open_tracepoint_pid(&kev, tp, true, pid) ||
+	    sft_perf_enable(&kev)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		sft_perf_close(&kev);
+		return false;
+	}
+	t0 = sft_now();
+	if (write(fds[1], "g", 1) != 1)
+		kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	secs = sft_now() - t0;
+	close(fds[1]);
+	n = sft_perf_collect(&kev, samples, ARRAY_SIZE(samples), &st);
+	sft_perf_close(&kev);
+	ksft_print_msg("killed: dead %.3f s after it was let go\n", secs);
+	ksft_print_msg("%d samples, %u deferred records, a stack of %u frames\n",
+		       n, st.deferred, n > 0 ? samples[0].nr : 0);
+	if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL) {
+		ksft_print_msg("the child did not die of SIGKILL (status %#x)\n",
+			       status);
+		return false;
+	}
+	if (n != 1 || samples[0].tid != (__u32)pid)
+		ksft_print_msg("not the one sample of the child's kill()\n");
+	else if (samples[0].merged && samples[0].nr > 1)
+		ksft_print_msg("the killed task walked %u frames\n",
+			       samples[0].nr);
+	else
+		ok = true;
+	return ok;
+}
+
+/* failslab's debugfs files, and what the case writes in them */
+#define BT_FAILSLAB	"/sys/kernel/debug/failslab/"
+#define BT_FAIL_TIMES	100000
+
+static bool bt_write(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	bool ok = fd >= 0 && write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+
+	if (!ok)
+		ksft_print_msg("cannot write %s to %s: %s\n", val, path,
+			       strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+static long bt_read_long(const char *path)
+{
+	char buf[32] = "";
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t got = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	return got > 0 ? strtol(buf, NULL, 10) : -1;
+}
+
+/*
+ * cache: what the child tells the parent: the failures injected during
+ * the walk, and the frames of its stack.
+ */
+struct bt_cache_report {
+	long injected;
+	unsigned int frames;
+};
+
+static __noreturn void cache_child(int fd, int tp)
+{
+	static struct sft_sample samples[4];
+	struct bt_cache_report rep = { -1, 0 };
+	unsigned long sf_start, sf_len, i;
+	struct sft_ring_stats st;
+	struct sft_reg regs[16];
+	char sink;
+	int fail, nregs, j, ret;
+	long before;
+
+	ev.base = NULL;
+	sft_perf_close(&ev);
+	if (sft_perf_open_tracepoint(&ev, tp, true) || sft_perf_enable(&ev))
+		exit(1);
+	/*
+	 * A first walk with this program's section unregistered: it makes
+	 * the deferred unwinder's buffer, not the cache of SFrame rules,
+	 * and faults in the stack that the second walk reads.  The bytes of
+	 * the section, read here, are in memory for the second one too.
+	 */
+	nregs = sft_regs_read(regs, ARRAY_SIZE(regs));
+	for (j = 0; j < nregs && j < (int)ARRAY_SIZE(regs); j++) {
+		if (regs[j].sframe_start != self.sframe_start)
+			continue;
+		ret = sft_codectl_unregister(regs[j].text_start);
+		if (ret) {
+			ksft_print_msg("unregistering %#lx: %s\n",
+				       regs[j].text_start, strerror(-ret));
+			exit(1);
+		}
+	}
+	bt_call(bt_light, BT_SHALLOW);
+	sft_perf_collect(&ev, samples, ARRAY_SIZE(samples), &st);
+	for (j = 0; j < nregs && j < (int)ARRAY_SIZE(regs); j++) {
+		if (regs[j].sframe_start != self.sframe_start)
+			continue;
+		ret = sft_codectl_register(regs[j].text_start, regs[j].text_end,
+					   regs[j].sframe_start,
+					   regs[j].sframe_end);
+		if (ret) {
+			ksft_print_msg("registering %#lx-%#lx again: %s\n",
+				       regs[j].text_start, regs[j].text_end,
+				       strerror(-ret));
+			exit(1);
+		}
+	}
+	sf_start = self.sframe_start;
+	sf_len = self.sframe_end - self.sframe_start;
+	for (i = 0; i < sf_len; i += 64) {
+		sink = __atomic_load_n((char *)(sf_start + i),
+				       __ATOMIC_RELAXED);
+		asm volatile("" : : "r" (sink));
+	}
+
+	fail = open("/proc/thread-self/make-it-fail", O_WRONLY | O_CLOEXEC);
+	before = bt_read_long(BT_FAILSLAB "times");
+	if (fail < 0 || before <= 0) {
+		ksft_print_msg("make-it-fail: %s; failslab times %ld\n",
+			       fail < 0 ? strerror(errno) : "open", before);
+		exit(1);
+	}
+	/* From here to the write of 0, every slab allocation fails. */
+	if (write(fail, "1", 1) != 1)
+		exit(1);
+	bt_call(bt_light, BT_SHALLOW);
+	if (write(fail, "0", 1) != 1)
+		exit(1);
+	rep.injected = before - bt_read_long(BT_FAILSLAB "times");
+	if (sft_perf_collect(&ev, samples, ARRAY_SIZE(samples), &st) == 1 &&
+	    samples[0].merged)
+		rep.frames = samples[0].nr;
+	if (write(fd, &rep, sizeof(rep)) != sizeof(rep))
+		exit(1);
+	fflush(stdout);
+	exit(0);
+}
+
+static bool check_cache(int tp)
+{
+	/* Written in this order, the probability last: no one else fails */
+	static const char *const settings[][2] = {
+		{ "task-filter", "Y" }, { "ignore-gfp-wait", "N" },
+		{ "cache-filter", "N" }, { "space", "0" }, { "interval", "1" },
+		{ "verbose", "0" }, { "times", BT_XSTR(BT_FAIL_TIMES) },
+		{ "probability", "100" },
+	};
+	char path[ARRAY_SIZE(settings)][64], saved[ARRAY_SIZE(settings)][32];
+	struct bt_cache_report rep = { -1, 0 };
+	int fds[2], status = 0, fd;
+	bool ok = true;
+	unsigned int i;
+	ssize_t got;
+	pid_t pid;
+
+	if (access(BT_FAILSLAB "probability", W_OK)) {
+		ksft_print_msg("no %s: CONFIG_FAILSLAB, debugfs?\n",
+			       BT_FAILSLAB);
+		return false;
+	}
+	for (i = 0; ok && i < ARRAY_SIZE(settings); i++) {
+		snprintf(path[i], sizeof(path[i]), BT_FAILSLAB "%s",
+			 settings[i][0]);
+		fd = open(path[i], O_RDONLY | O_CLOEXEC);
+		got = fd >= 0 ? read(fd, saved[i], sizeof(saved[i]) - 1) : -1;
+		if (fd >= 0)
+			close(fd);
+		if (got <= 0) {
+			ksft_print_msg("cannot read %s\n", path[i]);
+			return false;
+		}
+		saved[i][got] = 0;
+	}
+	for (i = 0; ok && i < ARRAY_SIZE(settings); i++)
+		ok = bt_write(path[i], settings[i][1]);
+	if (ok && pipe(fds))
+		ok = false;
+	if (ok) {
+		fflush(stdout);
+		pid = fork();
+		if (!pid) {
+			close(fds[0]);
+			cache_child(fds[1], tp);
+		}
+		close(fds[1]);
+		if (pid < 0 || read(fds[0], &rep, sizeof(rep)) != sizeof(rep))
+			ok = false;
+		close(fds[0]);
+		if (pid > 0)
+			waitpid(pid, &status, 0);
+	}
+	/* As it was, in the reverse order: the probability first */
+	for (i = ARRAY_SIZE(settings); i-- > 0;)
+		bt_write(path[i], saved[i]);
+	if (!ok || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		ksft_print_msg("the child did not run its walks (status %#x)\n",
+			       status);
+		return false;
+	}
+	ksft_print_msg("cache: %ld allocations failed in a walk of %u frames\n",
+		       rep.injected, rep.frames);
+	return rep.frames >= BT_SHALLOW && rep.injected == 1;
+}
+
 int main(int argc, char **argv)
 {
 	int tp;
@@ -529,7 +811,7 @@ int main(int argc, char **argv)
 	SFT_PROBE_MAIN(argc, argv);
 
 	ksft_print_header();
-	ksft_set_plan(5);
+	ksft_set_plan(7);
 	ksft_print_msg("%s: %d levels of a function with %d FREs, SFrame V%d\n",
 		       argv[0], BT_DEEP, BT_HEAVY_FRES, SFT_SFRAME_VERSION);
 
@@ -555,6 +837,10 @@ int main(int argc, char **argv)
 	ksft_test_result(check_kill(tp),
 			 "SIGKILL: a task in such walks dies within %.1f s\n",
 			 BT_MAX_SECONDS);
+	ksft_test_result(check_killed(),
+			 "killed: a task killed before its walk does not walk\n");
+	ksft_test_result(check_cache(tp),
+			 "cache: a cache that cannot be made is tried once a walk\n");
 
 	sft_perf_close(&ev);
 	sft_self_free(&self);

@@ -6,8 +6,14 @@
 #ifndef SFRAME_BUDGET_H
 #define SFRAME_BUDGET_H
 
-/* Call @fn (bt_heavy or bt_light) with FP 0: @depth levels, getppid. */
+/* Call @fn (bt_heavy or bt_light) with FP 0: @depth levels, bt_sysnr. */
 long bt_enter(long depth, const char *fn);
+
+/*
+ * The system call at the bottom of the recursion (getppid unless a case
+ * sets another), and its first two arguments
+ */
+extern long bt_sysnr, bt_sysarg0, bt_sysarg1;
 
 /* The recursive functions, and their return addresses */
 extern const char bt_heavy[], bt_heavy_callret[], bt_heavy_sysret[];

@@ -198,6 +198,23 @@ static int perf_map(struct sft_perf *p)
  */
 int sft_perf_open_tracepoint(struct sft_perf *p, int tp_id, bool deferred)
 {
+	return sft_perf_open_tracepoint_pid(p, tp_id, deferred, 0);
+}
+
+/**
+ * sft_perf_open_tracepoint_pid() - sft_perf_open_tracepoint() for a task
+ * @p: the event to set up
+ * @tp_id: the tracepoint's id
+ * @deferred: ask for deferred user callchains
+ * @pid: the task whose events are sampled: 0 for the caller, or another
+ *	task, whose records this process reads from its ring buffer, even
+ *	after the task is gone
+ *
+ * Return: 0, or a negative errno after printing why.
+ */
+int sft_perf_open_tracepoint_pid(struct sft_perf *p, int tp_id, bool deferred,
+				 pid_t pid)
+{
 	struct perf_event_attr attr;
 	int err;
 
@@ -205,7 +222,7 @@ int sft_perf_open_tracepoint(struct sft_perf *p, int tp_id, bool deferred)
 	p->fd = -1;
 
 	tracepoint_attr(&attr, tp_id, deferred);
-	p->fd = perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	p->fd = perf_event_open(&attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (p->fd < 0) {
 		err = errno;
 		ksft_print_msg("perf_event_open(tracepoint %d%s): %s\n", tp_id,

@@ -40,6 +40,8 @@ struct sft_perf {
 };
 
 int sft_perf_open_tracepoint(struct sft_perf *p, int tp_id, bool deferred);
+int sft_perf_open_tracepoint_pid(struct sft_perf *p, int tp_id, bool deferred,
+				 pid_t pid);
 int sft_perf_open_task_clock(struct sft_perf *p, pid_t pid, __u64 period_ns);
 int sft_perf_enable(struct sft_perf *p);
 int sft_perf_disable(struct sft_perf *p);

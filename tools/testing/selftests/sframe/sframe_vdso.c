@@ -31,6 +31,7 @@
  * through their own pointers and read the clock with syscall().
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +55,7 @@
 #define VD_TESTS		8
 #else
 #define VD_LEAF_IS_GETRES	0
-#define VD_TESTS		9
+#define VD_TESTS		10
 #endif
 
 /* CPU time between two samples */
@@ -755,6 +756,158 @@ static bool child_arch_prctl(void)
 	return vd_registered(&m) && vd_stacks_right(&m, VD_CLOCK_GETTIME) &&
 	       vd_stacks_right(&m, VD_LEAF);
 }
+
+/*
+ * The race of arch_prctl(ARCH_MAP_VDSO_64) with another thread's mmap():
+ * the kernel maps the vDSO, drops mmap_lock to read its section's header,
+ * then registers the section.  A second thread maps a copy of the vDSO's
+ * text over it, MAP_FIXED, just as arch_prctl() maps it: whatever the
+ * order, no registration may be left for what is not the vDSO.  Until
+ * the registration checked, under the lock, that the vDSO still maps the
+ * text, the copy was registered as the vDSO's when it came in between
+ * (in 138 rounds of 254 on the debug kernel under TCG).  Up to
+ * VD_RACE_ROUNDS rounds in VD_RACE_SECONDS, VD_RACE_MIN at least.
+ */
+#define VD_RACE_ROUNDS		300
+#define VD_RACE_SECONDS		20
+#define VD_RACE_MIN		20
+/* Where the race maps the vDSO: far below mmap()'s area, above the heap */
+#define VD_RACE_HINT		0x300000000000UL
+
+static struct {
+	void *text;		/* where arch_prctl() maps the vDSO's text */
+	size_t len;
+	int fd;			/* a copy of the vDSO's text */
+	int go, done, stop;
+	unsigned int round, strays;
+} vd_race;
+
+static void *vd_race_thread(void *arg)
+{
+	unsigned int spin;
+
+	(void)arg;
+	for (;;) {
+		while (!__atomic_load_n(&vd_race.go, __ATOMIC_ACQUIRE))
+			;
+		__atomic_store_n(&vd_race.go, 0, __ATOMIC_RELAXED);
+		if (__atomic_load_n(&vd_race.stop, __ATOMIC_ACQUIRE))
+			return NULL;
+		/* Now and then a little later, to meet the window */
+		for (spin = 0; spin < (vd_race.round % 16) * 64; spin++)
+			asm volatile("" : : : "memory");
+		mmap(vd_race.text, vd_race.len, PROT_READ | PROT_EXEC,
+		     MAP_PRIVATE | MAP_FIXED, vd_race.fd, 0);
+		__atomic_store_n(&vd_race.done, 1, __ATOMIC_RELEASE);
+	}
+}
+
+/* Registrations of the race's text range that are not the vDSO's */
+static unsigned int vd_race_stray(void)
+{
+	unsigned long t = (unsigned long)vd_race.text;
+	unsigned int i, stray = 0;
+	struct sft_reg regs[64];
+	struct vd_map m;
+	int n;
+
+	vd_find(&m);
+	n = sft_regs_read(regs, ARRAY_SIZE(regs));
+	for (i = 0; n > 0 && i < (unsigned int)n && i < ARRAY_SIZE(regs); i++) {
+		if (regs[i].text_start >= t + vd_race.len ||
+		    regs[i].text_end <= t)
+			continue;
+		if (regs[i].text_start == m.vdso.start &&
+		    regs[i].text_end == m.vdso.end)
+			continue;
+		if (!vd_race.strays++) {
+			ksft_print_msg("round %u: %#lx-%#lx registered, the vDSO at %#lx\n",
+				       vd_race.round, regs[i].text_start,
+				       regs[i].text_end, m.vdso.start);
+			sft_regs_dump();
+		}
+		stray++;
+	}
+	return stray;
+}
+
+static bool child_arch_prctl_race(void)
+{
+	unsigned int stray = 0, landed = 0, moved = 0;
+	unsigned long lo, hi, off;
+	struct vd_map old, m;
+	pthread_t thread;
+	double t0;
+	char *hint;
+	long ret;
+
+	if (!vd_load(&old))
+		return false;
+	lo = old.vvar.start && old.vvar.start < old.vdso.start ?
+	     old.vvar.start : old.vdso.start;
+	if (old.vclock.start && old.vclock.start < lo)
+		lo = old.vclock.start;
+	hi = old.vdso.end > old.vvar.end ? old.vdso.end : old.vvar.end;
+	hi = old.vclock.end > hi ? old.vclock.end : hi;
+	off = old.vdso.start - lo;
+	vd_race.len = old.vdso.end - old.vdso.start;
+	vd_race.fd = memfd_create("vdso-copy", MFD_CLOEXEC);
+	if (vd_race.fd < 0 ||
+	    write(vd_race.fd, (void *)old.vdso.start, vd_race.len) !=
+	    (ssize_t)vd_race.len) {
+		ksft_perror("memfd of the vDSO's copy");
+		return false;
+	}
+	/*
+	 * A free place for the vDSO and its data pages, far from where
+	 * mmap() puts what the C library and the thread map meanwhile: the
+	 * loop unmaps it, whatever is there.
+	 */
+	if (pthread_create(&thread, NULL, vd_race_thread, NULL)) {
+		ksft_print_msg("pthread_create failed\n");
+		return false;
+	}
+	hint = mmap((void *)VD_RACE_HINT, 2 * (hi - lo), PROT_NONE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (hint != (void *)VD_RACE_HINT || munmap(hint, 2 * (hi - lo)) ||
+	    !vd_unmap(&old)) {
+		ksft_perror("mmap of the hint");
+		return false;
+	}
+	vd_race.text = hint + off;
+	t0 = vd_now();
+	for (vd_race.round = 0; vd_race.round < VD_RACE_ROUNDS &&
+	     vd_now() - t0 < VD_RACE_SECONDS; vd_race.round++) {
+		/* Nothing of the last round left: no vDSO, no copy */
+		if (vd_find(&m) && !vd_unmap(&m))
+			break;
+		munmap(hint, 2 * (hi - lo));
+		__atomic_store_n(&vd_race.go, 1, __ATOMIC_RELEASE);
+		ret = syscall(SYS_arch_prctl, ARCH_MAP_VDSO_64,
+			      (unsigned long)hint);
+		while (!__atomic_load_n(&vd_race.done, __ATOMIC_ACQUIRE))
+			;
+		__atomic_store_n(&vd_race.done, 0, __ATOMIC_RELAXED);
+		if (ret < 0) {
+			ksft_perror("arch_prctl(ARCH_MAP_VDSO_64)");
+			break;
+		}
+		/* Where did the vDSO go: at the hint, or elsewhere */
+		if (vd_find(&m) && m.vdso.start == (unsigned long)vd_race.text)
+			landed++;
+		else if (m.vdso.start)
+			moved++;
+		stray += vd_race_stray();
+	}
+	__atomic_store_n(&vd_race.stop, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&vd_race.go, 1, __ATOMIC_RELEASE);
+	pthread_join(thread, NULL);
+	ksft_print_msg("%u rounds: the vDSO at the hint %u times, elsewhere %u\n",
+		       vd_race.round, landed, moved);
+	ksft_print_msg("replaced %u times; %u stray registrations\n",
+		       vd_race.round - landed - moved, stray);
+	return vd_race.round >= VD_RACE_MIN && !stray;
+}
 #endif
 
 int main(void)
@@ -783,6 +936,8 @@ int main(void)
 #ifdef __x86_64__
 	ksft_test_result(vd_in_child(child_arch_prctl, "arch_prctl"),
 			 "vdso_arch_prctl\n");
+	ksft_test_result(vd_in_child(child_arch_prctl_race, "arch_prctl race"),
+			 "vdso_arch_prctl_race\n");
 #endif
 	sft_symtab_free(&syms);
 	ksft_finished();
