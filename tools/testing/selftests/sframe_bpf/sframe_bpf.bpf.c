@@ -12,7 +12,9 @@
  *    and BCC's profile do, without a callchain in the sample;
  *  - on_sample_pe: the same on an event that samples callchains with
  *    defer_callchain: bpf_get_stack() is then bpf_get_stack_pe(), which
- *    reads the sample's callchain for the kernel stack.
+ *    reads the sample's callchain for the kernel stack;
+ *  - on_leaf, on_leaf_s: uprobes at the entry of st_leaf_bare, the second
+ *    sleepable: bpf_get_stack() may fault there.
  */
 #include <linux/bpf.h>
 #include <linux/bpf_perf_event.h>
@@ -71,4 +73,16 @@ SEC("perf_event")
 int on_sample_pe(struct bpf_perf_event_data *ctx)
 {
 	return record(ctx, SFB_SAMPLE_PE, 1);
+}
+
+SEC("uprobe")
+int on_leaf(void *ctx)
+{
+	return record(ctx, SFB_UPROBE, 0);
+}
+
+SEC("uprobe.s")
+int on_leaf_s(void *ctx)
+{
+	return record(ctx, SFB_UPROBE_S, 0);
 }

@@ -17,7 +17,10 @@
  *    is the chain is measured and must be at least 95%;
  *  - the same from an event that samples callchains with defer_callchain:
  *    the kernel stack must not hold PERF_CONTEXT_USER_DEFERRED and the
- *    cookie, and the user stack must be the chain.
+ *    cookie, and the user stack must be the chain;
+ *  - at the entry of st_leaf_bare, from a uprobe program and a sleepable
+ *    one (where bpf_get_stack() walks in faultable context): the chain,
+ *    below st_leaf_bare's first instruction.
  *
  * bpf_get_stackid()'s stack, read from the stack map, must be the one
  * bpf_get_stack() gave.
@@ -197,7 +200,7 @@ static int perf_open_clock(pid_t pid, bool callchain)
 
 struct loaded {
 	struct bpf_object *obj;
-	struct bpf_link *links[3];
+	struct bpf_link *links[5];
 	struct ring_buffer *rb;
 	int stackmap;
 	int perf_fds[2];
@@ -207,7 +210,7 @@ static void unload(struct loaded *l)
 {
 	int i;
 
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 5; i++)
 		bpf_link__destroy(l->links[i]);
 	for (i = 0; i < 2; i++)
 		if (l->perf_fds[i] >= 0)
@@ -217,9 +220,19 @@ static void unload(struct loaded *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* Load the programs for @pid and attach them: @spin, the perf_event ones. */
-static int load(struct loaded *l, pid_t pid, bool spin)
+static bool chain_prog(const char *name)
 {
+	return !strcmp(name, "on_getppid") || !strcmp(name, "on_leaf") ||
+	       !strcmp(name, "on_leaf_s");
+}
+
+/*
+ * Load the programs for @pid, running @binary, and attach them: @spin, the
+ * perf_event ones, else the tracepoint and the uprobes.
+ */
+static int load(struct loaded *l, pid_t pid, const char *binary, bool spin)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uopts, .func_name = "st_leaf_bare");
 	char path[PATH_MAX + 32];
 	struct bpf_program *prog;
 	struct bpf_map *rodata;
@@ -243,9 +256,8 @@ static int load(struct loaded *l, pid_t pid, bool spin)
 	}
 	*tgid = pid;
 	bpf_object__for_each_program(prog, l->obj)
-		bpf_program__set_autoload(prog, spin ?
-			strcmp(bpf_program__name(prog), "on_getppid") :
-			!strcmp(bpf_program__name(prog), "on_getppid"));
+		bpf_program__set_autoload(prog, spin !=
+					  chain_prog(bpf_program__name(prog)));
 	err = bpf_object__load(l->obj);
 	if (err) {
 		ksft_print_msg("loading %s: %s\n", path, strerror(-err));
@@ -262,7 +274,15 @@ static int load(struct loaded *l, pid_t pid, bool spin)
 		prog = bpf_object__find_program_by_name(l->obj, "on_getppid");
 		l->links[0] = bpf_program__attach_tracepoint(prog, "syscalls",
 							     "sys_enter_getppid");
-		return l->links[0] ? 0 : -errno;
+		if (!l->links[0])
+			return -errno;
+		prog = bpf_object__find_program_by_name(l->obj, "on_leaf");
+		l->links[3] = bpf_program__attach_uprobe_opts(prog, pid, binary,
+							      0, &uopts);
+		prog = bpf_object__find_program_by_name(l->obj, "on_leaf_s");
+		l->links[4] = bpf_program__attach_uprobe_opts(prog, pid, binary,
+							      0, &uopts);
+		return l->links[3] && l->links[4] ? 0 : -errno;
 	}
 	l->perf_fds[0] = perf_open_clock(pid, false);
 	l->perf_fds[1] = perf_open_clock(pid, true);
@@ -342,7 +362,9 @@ static void show(const char *what, const struct stack *s)
  */
 static void test_chain(const char *prog, bool fp)
 {
-	unsigned int i, right = 0, as_perf = 0, ids = 0, shown = 0;
+	unsigned int i, right = 0, as_perf = 0, ids = 0, shown = 0, nsys = 0;
+	unsigned int nup[2] = {}, upright[2] = {};
+	char path[PATH_MAX + 64];
 	struct child c;
 	struct loaded l;
 	struct stack s;
@@ -350,12 +372,17 @@ static void test_chain(const char *prog, bool fp)
 	int err;
 
 	snprintf(runs, sizeof(runs), "%d", CHAIN_RUNS);
+	snprintf(path, sizeof(path), "%s/%s", dir, prog);
 	err = child_start(&c, prog, "chain", runs);
+	if (!err && out.nsym != 1)
+		err = -EINVAL;
 	if (!err)
-		err = load(&l, c.pid, false);
+		err = load(&l, c.pid, path, false);
 	if (err) {
 		ksft_test_result_fail("%s chain: setup: %s\n", prog,
 				      strerror(-err));
+		ksft_test_result_fail("%s uprobe\n", prog);
+		ksft_test_result_fail("%s uprobe.s\n", prog);
 		if (c.pid > 0)
 			kill(c.pid, SIGKILL);
 		return;
@@ -363,44 +390,74 @@ static void test_chain(const char *prog, bool fp)
 	err = child_finish(&c);
 	if (!err)
 		err = drain(&l);
-	if (!err && (out.ntruth != 2 * CHAIN_RUNS || nrecords != out.ntruth)) {
-		ksft_print_msg("%u system calls recorded, %u BPF records\n",
-			       out.ntruth, nrecords);
-		err = -EIO;
-	}
 	for (i = 0; !err && i < nrecords; i++) {
 		const struct sfb_record *r = &records[i];
+		unsigned int k = r->kind == SFB_UPROBE_S, n;
+		struct stack expect;
 		bool ok;
 
 		record_stack(r, &s);
 		ids += stackid_same(&l, r, &s);
-		as_perf += equal(&s, &out.perf[i]);
-		right += prefix_equal(&s, &out.truth[i]);
-		ok = fp ? equal(&s, &out.perf[i]) :
-			  prefix_equal(&s, &out.truth[i]);
-		if (!ok && shown++ < 2) {
-			ksft_print_msg("system call %u:\n", i);
+		if (r->kind == SFB_UPROBE || r->kind == SFB_UPROBE_S) {
+			/* At st_leaf_bare's entry, in the first leaf's run */
+			n = nup[k]++;
+			if (2 * n >= out.ntruth)
+				continue;
+			expect = out.truth[2 * n];
+			expect.ips[0] = out.sym[0][0];
+			ok = prefix_equal(&s, &expect);
+			upright[k] += ok;
+			if (!ok && shown++ < 4) {
+				ksft_print_msg("uprobe%s %u:\n", k ? ".s" : "", n);
+				show("  BPF     ", &s);
+				show("  expected", &expect);
+			}
+			continue;
+		}
+		if (r->kind != SFB_SYSCALL || nsys >= out.ntruth)
+			continue;
+		n = nsys++;
+		as_perf += equal(&s, &out.perf[n]);
+		right += prefix_equal(&s, &out.truth[n]);
+		ok = fp ? equal(&s, &out.perf[n]) :
+			  prefix_equal(&s, &out.truth[n]);
+		if (!ok && shown++ < 4) {
+			ksft_print_msg("system call %u:\n", n);
 			show("  BPF  ", &s);
-			show("  truth", &out.truth[i]);
-			show("  perf ", &out.perf[i]);
+			show("  truth", &out.truth[n]);
+			show("  perf ", &out.perf[n]);
 		}
 	}
 	unload(&l);
+	if (!err && (out.ntruth != 2 * CHAIN_RUNS || nsys != out.ntruth)) {
+		ksft_print_msg("%u system calls recorded, %u BPF records of them\n",
+			       out.ntruth, nsys);
+		err = -EIO;
+	}
 	if (err) {
 		ksft_test_result_fail("%s chain: %s\n", prog, strerror(-err));
+		ksft_test_result_fail("%s uprobe\n", prog);
+		ksft_test_result_fail("%s uprobe.s\n", prog);
 		return;
 	}
+	ksft_print_msg("%s: uprobe at st_leaf_bare: %u of %u stacks the chain; sleepable: %u of %u\n",
+		       prog, upright[0], nup[0], upright[1], nup[1]);
 	ksft_print_msg("%s: %u system calls: %u stacks the chain, %u perf's walk, %u stack ids the same stack\n",
-		       prog, nrecords, right, as_perf, ids);
+		       prog, nsys, right, as_perf, ids);
 	if (fp)
-		ksft_test_result(as_perf == nrecords && ids == nrecords,
+		ksft_test_result(as_perf == nsys && ids == nrecords,
 				 "%s chain: every stack is perf's frame pointer walk\n",
 				 prog);
 	else
-		ksft_test_result(right == nrecords && ids == nrecords &&
-				 as_perf < nrecords,
+		ksft_test_result(right == nsys && ids == nrecords &&
+				 as_perf < nsys,
 				 "%s chain: every stack is the chain, frame by frame\n",
 				 prog);
+	ksft_test_result(nup[0] == CHAIN_RUNS && upright[0] == nup[0],
+			 "%s uprobe: the chain below st_leaf_bare's entry\n", prog);
+	ksft_test_result(nup[1] == CHAIN_RUNS && upright[1] == nup[1],
+			 "%s uprobe.s: the chain below st_leaf_bare's entry, sleepable\n",
+			 prog);
 }
 
 static bool in_sym(unsigned int k, __u64 ip)
@@ -434,7 +491,7 @@ static void test_spin(const char *prog, double target)
 	if (!err && out.nsym != 4)
 		err = -EINVAL;
 	if (!err)
-		err = load(&l, c.pid, true);
+		err = load(&l, c.pid, NULL, true);
 	if (err) {
 		ksft_test_result_fail("%s samples: setup: %s\n", prog,
 				      strerror(-err));
@@ -500,7 +557,7 @@ int main(void)
 	ssize_t len;
 
 	ksft_print_header();
-	ksft_set_plan(3 + 2 * 3);
+	ksft_set_plan(3 * 3 + 2 * 3);
 
 	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (len <= 0)

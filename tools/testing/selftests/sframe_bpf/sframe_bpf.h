@@ -10,6 +10,8 @@ enum sfb_kind {
 	SFB_SYSCALL = 1,	/* sys_enter_getppid */
 	SFB_SAMPLE = 2,		/* task-clock sample, no callchain */
 	SFB_SAMPLE_PE = 3,	/* task-clock sample, deferred callchain */
+	SFB_UPROBE = 4,		/* uprobe at st_leaf_bare */
+	SFB_UPROBE_S = 5,	/* sleepable uprobe at st_leaf_bare */
 };
 
 struct sfb_record {

@@ -11,7 +11,8 @@
  *		runs the known chain of ../sframe RUNS times; for each of its
  *		system calls, prints the stack it recorded ("T ..."), and
  *		the user callchain of a perf event sampling the same system
- *		call, perf's own walk, which BPF had before ("P ...");
+ *		call, perf's own walk, which BPF had before ("P ..."); first
+ *		prints where st_leaf_bare lies ("S ...");
  *	sframe_bpf_chain_* spin SECONDS
  *		prints where spin_leaf, spin_mid, spin_top and main lie
  *		("S ..."), then spins in spin_leaf, called from spin_mid,
@@ -39,6 +40,16 @@ static void wait_go(void)
 		exit(2);
 }
 
+static int print_sym(const char *name)
+{
+	const struct sft_sym *s = sft_symtab_find(&syms, name);
+
+	if (!s)
+		return -1;
+	printf("S %s %lx %lx\n", name, s->start, s->start + s->size);
+	return 0;
+}
+
 static void print_ips(char tag, int run, int i, unsigned int nr,
 		      const __u64 *ips)
 {
@@ -60,6 +71,8 @@ static int chain(int runs)
 	__u64 addr[SFT_MAX_LEVELS];
 	unsigned int j;
 
+	if (print_sym("st_leaf_bare"))
+		return 2;
 	tp = sft_tracepoint_id("syscalls", "sys_enter_getppid");
 	if (tp < 0 || sft_perf_open_tracepoint(&p, tp, false))
 		return 2;
@@ -126,16 +139,6 @@ SFT_FN unsigned long spin_top(unsigned long n)
 
 	SFT_KEEP(x);
 	return x;
-}
-
-static int print_sym(const char *name)
-{
-	const struct sft_sym *s = sft_symtab_find(&syms, name);
-
-	if (!s)
-		return -1;
-	printf("S %s %lx %lx\n", name, s->start, s->start + s->size);
-	return 0;
 }
 
 static int spin(double seconds)
