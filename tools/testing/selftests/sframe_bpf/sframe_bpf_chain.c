@@ -102,7 +102,6 @@ static int chain(int runs)
 	return 0;
 }
 
-static volatile unsigned long spin_sink;
 static double spin_end;
 
 static double cpu_now(void)
@@ -151,7 +150,7 @@ static int spin(double seconds)
 	wait_go();
 	spin_end = cpu_now() + seconds;
 	x = spin_top(getpid());
-	spin_sink = x;
+	SFT_KEEP(x);
 	return 0;
 }
 
