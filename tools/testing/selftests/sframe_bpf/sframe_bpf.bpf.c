@@ -38,7 +38,7 @@ struct {
 	__uint(max_entries, 4096);
 } stackmap SEC(".maps");
 
-static __always_inline int record(void *ctx, __u32 kind, int pe)
+static __always_inline int record(void *ctx, __u32 kind, int pe, int id)
 {
 	struct sfb_record *r;
 
@@ -50,7 +50,8 @@ static __always_inline int record(void *ctx, __u32 kind, int pe)
 	r->kind = kind;
 	r->user_len = bpf_get_stack(ctx, r->user, sizeof(r->user),
 				    BPF_F_USER_STACK);
-	r->stackid = bpf_get_stackid(ctx, &stackmap, BPF_F_USER_STACK);
+	/* Sleepable programs cannot use stack maps */
+	r->stackid = id ? bpf_get_stackid(ctx, &stackmap, BPF_F_USER_STACK) : -1;
 	r->kernel_len = pe ? bpf_get_stack(ctx, r->kernel, sizeof(r->kernel), 0)
 			   : 0;
 	bpf_ringbuf_submit(r, 0);
@@ -60,29 +61,29 @@ static __always_inline int record(void *ctx, __u32 kind, int pe)
 SEC("tracepoint/syscalls/sys_enter_getppid")
 int on_getppid(void *ctx)
 {
-	return record(ctx, SFB_SYSCALL, 0);
+	return record(ctx, SFB_SYSCALL, 0, 1);
 }
 
 SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
 {
-	return record(ctx, SFB_SAMPLE, 0);
+	return record(ctx, SFB_SAMPLE, 0, 1);
 }
 
 SEC("perf_event")
 int on_sample_pe(struct bpf_perf_event_data *ctx)
 {
-	return record(ctx, SFB_SAMPLE_PE, 1);
+	return record(ctx, SFB_SAMPLE_PE, 1, 1);
 }
 
 SEC("uprobe")
 int on_leaf(void *ctx)
 {
-	return record(ctx, SFB_UPROBE, 0);
+	return record(ctx, SFB_UPROBE, 0, 1);
 }
 
 SEC("uprobe.s")
 int on_leaf_s(void *ctx)
 {
-	return record(ctx, SFB_UPROBE_S, 0);
+	return record(ctx, SFB_UPROBE_S, 0, 0);
 }
