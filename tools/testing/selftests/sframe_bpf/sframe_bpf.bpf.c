@@ -58,10 +58,15 @@ static __always_inline int record(void *ctx, __u32 kind, int pe, int id)
 	return 0;
 }
 
+/*
+ * A tracepoint program decides whether the perf events of the tracepoint
+ * get the event: 1, for the test program's own event, perf's walk.
+ */
 SEC("tracepoint/syscalls/sys_enter_getppid")
 int on_getppid(void *ctx)
 {
-	return record(ctx, SFB_SYSCALL, 0, 1);
+	record(ctx, SFB_SYSCALL, 0, 1);
+	return 1;
 }
 
 SEC("perf_event")
