@@ -55,26 +55,6 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int copy_file(const char *from, const char *to)
-{
-	char buf[65536];
-	int in, out, ret = 0;
-	ssize_t n;
-
-	in = open(from, O_RDONLY | O_CLOEXEC);
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
-	if (in < 0 || out < 0)
-		ret = -errno;
-	while (!ret && (n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, n) != n)
-			ret = -EIO;
-	if (in >= 0)
-		close(in);
-	if (out >= 0 && close(out))
-		ret = -errno;
-	return ret;
-}
-
 /* Copy @lib to NLIBS files under @depth directories each; open them */
 static int make_libs(const char *lib, const char *layout, unsigned int depth,
 		     struct hop *fns)
@@ -97,7 +77,7 @@ static int make_libs(const char *lib, const char *layout, unsigned int depth,
 			}
 		}
 		strcat(p, "/libhop.so");
-		if (copy_file(lib, p)) {
+		if (ftu_copy_file(lib, p)) {
 			ksft_print_msg("cannot copy %s\n", lib);
 			return -1;
 		}

@@ -48,26 +48,6 @@ static long leaf(void)
 	return ret;
 }
 
-static int copy_self(const char *to)
-{
-	char buf[65536];
-	int in, out, ret = 0;
-	ssize_t n;
-
-	in = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
-	if (in < 0 || out < 0)
-		ret = -errno;
-	while (!ret && (n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, n) != n)
-			ret = -EIO;
-	if (in >= 0)
-		close(in);
-	if (out >= 0 && close(out))
-		ret = -errno;
-	return ret;
-}
-
 /* The frames of @pid's stacks in @t that are in @name; all frames in @n */
 static unsigned int frames_in(const struct ftu_trace *t, int pid,
 			      const char *name, unsigned int *n,
@@ -122,7 +102,7 @@ int main(int argc, char **argv)
 	ksft_set_plan(2);
 
 	mkdir(DIR, 0755);
-	if (copy_self(DIR "/" EVIL))
+	if (ftu_copy_file("/proc/self/exe", DIR "/" EVIL))
 		ksft_exit_fail_msg("cannot copy the program to a name with newlines\n");
 	if (ftu_instance_create(&in, "sframe_ftrace_names"))
 		ksft_exit_fail_msg("no instance\n");

@@ -815,3 +815,24 @@ bool ftu_same_stack(const struct ftu_stack *a, const struct ftu_stack *b)
 			return false;
 	return true;
 }
+
+/* Copy the file @from to @to, made executable; 0 or a negative errno */
+int ftu_copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	int in, out, ret = 0;
+	ssize_t n;
+
+	in = open(from, O_RDONLY | O_CLOEXEC);
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	if (in < 0 || out < 0)
+		ret = -errno;
+	while (!ret && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			ret = -EIO;
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && close(out))
+		ret = -errno;
+	return ret;
+}

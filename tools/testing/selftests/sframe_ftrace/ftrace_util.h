@@ -30,6 +30,7 @@ int ftu_instance_remove(struct ftu_instance *in);
 int ftu_write(const char *dir, const char *file, const char *text);
 int ftu_write_quiet(const char *dir, const char *file, const char *text);
 char *ftu_read(const char *dir, const char *file, size_t *len);
+int ftu_copy_file(const char *from, const char *to);
 
 struct ftu_frame {
 	char *name;			/* "/path/to/file", "[vdso]", ... */
