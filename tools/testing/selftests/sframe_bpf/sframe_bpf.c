@@ -306,6 +306,37 @@ static int drain(struct loaded *l)
 	return ring_buffer__consume(l->rb) < 0 ? -EIO : 0;
 }
 
+/*
+ * Run @prog in @mode with the programs loaded for it (see load()), and
+ * collect what they recorded.  @l is always left for unload(), and the
+ * child killed if the programs could not be attached to it.
+ */
+static int run_child(struct loaded *l, const char *prog, const char *mode,
+		     const char *arg, unsigned int nsym, const char *binary,
+		     bool spin)
+{
+	struct child c = { .pid = -1 };
+	int err;
+
+	memset(l, 0, sizeof(*l));
+	l->perf_fds[0] = -1;
+	l->perf_fds[1] = -1;
+	err = child_start(&c, prog, mode, arg);
+	if (!err && out.nsym != nsym) {
+		ksft_print_msg("%s %s: %u symbols\n", prog, mode, out.nsym);
+		err = -EINVAL;
+	}
+	if (!err)
+		err = load(l, c.pid, binary, spin);
+	if (err) {
+		if (c.pid > 0)
+			kill(c.pid, SIGKILL);
+		return err;
+	}
+	err = child_finish(&c);
+	return err ? err : drain(l);
+}
+
 /* The stack of the record's bpf_get_stack(), user */
 static void record_stack(const struct sfb_record *r, struct stack *s)
 {
@@ -374,7 +405,6 @@ static void test_chain(const char *prog, bool fp)
 	unsigned int i, right = 0, as_perf = 0, ids = 0, shown = 0, nsys = 0;
 	unsigned int nup[2] = {}, upright[2] = {};
 	char path[PATH_MAX + 64];
-	struct child c;
 	struct loaded l;
 	struct stack s;
 	char runs[16];
@@ -382,23 +412,7 @@ static void test_chain(const char *prog, bool fp)
 
 	snprintf(runs, sizeof(runs), "%d", CHAIN_RUNS);
 	snprintf(path, sizeof(path), "%s/%s", dir, prog);
-	err = child_start(&c, prog, "chain", runs);
-	if (!err && out.nsym != 1)
-		err = -EINVAL;
-	if (!err)
-		err = load(&l, c.pid, path, false);
-	if (err) {
-		ksft_test_result_fail("%s chain: setup: %s\n", prog,
-				      strerror(-err));
-		ksft_test_result_fail("%s uprobe\n", prog);
-		ksft_test_result_fail("%s uprobe.s\n", prog);
-		if (c.pid > 0)
-			kill(c.pid, SIGKILL);
-		return;
-	}
-	err = child_finish(&c);
-	if (!err)
-		err = drain(&l);
+	err = run_child(&l, prog, "chain", runs, 1, path, false);
 	for (i = 0; !err && i < nrecords; i++) {
 		const struct sfb_record *r = &records[i];
 		unsigned int k = r->kind == SFB_UPROBE_S, n;
@@ -503,27 +517,12 @@ static void test_spin(const char *prog, bool fp, double target)
 {
 	unsigned int n[2] = {}, leaf[2] = {}, right[2] = {}, ids = 0;
 	unsigned int kernel_bad = 0, shown = 0, i;
-	struct child c;
 	struct loaded l;
 	struct stack s;
 	int err;
 
-	err = child_start(&c, prog, "spin", SPIN_SECONDS);
-	if (!err && out.nsym != 4)
-		err = -EINVAL;
-	if (!err)
-		err = load(&l, c.pid, NULL, true);
-	if (err) {
-		ksft_test_result_fail("%s samples: setup: %s\n", prog,
-				      strerror(-err));
-		ksft_test_result_fail("%s deferred callchain samples\n", prog);
-		if (c.pid > 0)
-			kill(c.pid, SIGKILL);
-		return;
-	}
-	err = child_finish(&c);
-	if (!err)
-		err = drain(&l);
+	err = run_child(&l, prog, "spin", SPIN_SECONDS, 4, NULL,
+			true);
 	for (i = 0; !err && i < nrecords; i++) {
 		const struct sfb_record *r = &records[i];
 		unsigned int k = r->kind == SFB_SAMPLE_PE, j;
