@@ -23,6 +23,8 @@ help:
 	@echo '  make check-kernel-arm64  the same with the arm64 kernel under qemu-system-aarch64'
 	@echo '  ARCH=arm64         for demo, check-kernel, kernel: the arm64 kernel and guest'
 	@echo '  make check-series  export the series, git am it on the pristine base, checkpatch it'
+	@echo '  make cold-check    make check in a fresh clone of HEAD with an empty cache, timed; KEEP=1 keeps'
+	@echo '                     the clone and cache, TARGET=T runs make T instead, DRY_RUN=1 only says what it does'
 	@echo '  make kernel        assemble the tree and build the test kernel only'
 	@echo '  make tree          assemble the kernel tree (base + series) as a git work tree in out/tree'
 	@echo '  make refresh       regenerate the overlay and patches/ from the commits in out/tree'
@@ -48,6 +50,10 @@ check-fast check-kernel check-kernel-arm64:
 
 check-series: series
 	$(S)/check-series
+
+.PHONY: cold-check
+cold-check:
+	$(S)/cold-check
 
 kernel: tree
 	$(S)/build-kernel
