@@ -92,6 +92,8 @@ static void *writer(void *arg)
 	void *p;
 
 	__atomic_store_n(&s->w_tid, gettid(), __ATOMIC_RELEASE);
+	/* Queued only once the populate holds the lock */
+	wait_for(&s->w_go);
 	s->r->w_start = now_ms();
 	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
