@@ -112,6 +112,8 @@ struct sfgen_func {
 };
 
 #define SFGEN_MAX_SEGS	16
+/* A sidecar file larger than this is none: libLLVM's is 12 MiB. */
+#define SFGEN_SIDECAR_MAX	(1024ULL * 1024 * 1024)
 
 struct sfgen_seg {
 	uint64_t	vaddr;
@@ -184,7 +186,7 @@ int sfgen_write_sidecar(const struct sfgen_obj *obj, const char *path,
 
 /**
  * struct sfgen_sidecar - what a sidecar file says
- * @map:	the whole file, mapped
+ * @map:	the whole file, read into memory
  * @size:	its size
  * @build_id:	the build ID note's descriptor, in @map
  * @build_id_len: its length
