@@ -31,7 +31,8 @@
  * It never makes a load fail, and it is silent.  With SFRAME_AUDIT_DEBUG=1
  * in the environment it reports each registration, each failure and each
  * sidecar it ignores, and why, on standard error.  SFRAME_SIDECAR_PREFIX
- * replaces /usr/lib/sframe, except in a secure-execution (setuid) process.
+ * replaces /usr/lib/sframe.  A secure-execution (setuid) process ignores
+ * both.
  *
  * See Documentation/userspace-api/codectl.rst and tools/sframe/gen/README.
  */
@@ -755,10 +756,14 @@ SFA_EXPORT unsigned int la_version(unsigned int version)
 {
 	const char *debug = getenv("SFRAME_AUDIT_DEBUG");
 	const char *prefix = getenv(SFA_PREFIX_ENV);
+	bool secure = getauxval(AT_SECURE);
 
-	sfa_debug = debug && debug[0] && strcmp(debug, "0");
-	/* A setuid program does not take its sidecars from its caller. */
-	if (prefix && prefix[0] == '/' && !getauxval(AT_SECURE))
+	/*
+	 * A setuid program does not take its sidecars from its caller, nor
+	 * tell it where it is mapped.
+	 */
+	sfa_debug = !secure && debug && debug[0] && strcmp(debug, "0");
+	if (prefix && prefix[0] == '/' && !secure)
 		sfa_prefix = prefix;
 	return version < LAV_CURRENT ? version : LAV_CURRENT;
 }
