@@ -22,15 +22,17 @@
  * the C library, ld.so and the program itself included -- may have a
  * sidecar: an SFrame section that tools/sframe/gen/sframe-gen generated from
  * its DWARF CFI, in a file named by its build ID under a prefix
- * (/usr/lib/sframe/.build-id/xx/yyyy.sframe).  The module checks that the
- * sidecar belongs to the object, maps it read-only next to it and registers
- * it with the address its offsets are relative to (sframe_addr); at
- * la_objclose() it unregisters it and unmaps the sidecar.
+ * (/usr/lib/sframe/.build-id/xx/yyyy.sframe).  The module reads the
+ * sidecar, a regular file, into read-only memory next to the object, checks
+ * that it belongs to the object and registers it with the address its
+ * offsets are relative to (sframe_addr); at la_objclose() it unregisters it
+ * and unmaps the copy.
  *
  * It never makes a load fail, and it is silent.  With SFRAME_AUDIT_DEBUG=1
  * in the environment it reports each registration, each failure and each
  * sidecar it ignores, and why, on standard error.  SFRAME_SIDECAR_PREFIX
- * replaces /usr/lib/sframe, except in a secure-execution (setuid) process.
+ * replaces /usr/lib/sframe.  A secure-execution (setuid) process ignores
+ * both.
  *
  * See Documentation/userspace-api/codectl.rst and tools/sframe/gen/README.
  */
@@ -97,7 +99,7 @@
 /**
  * struct sfa_object - what was registered for one object
  * @next:	the next object with registrations
- * @sidecar:	the sidecar file's mapping, or NULL
+ * @sidecar:	the copy of the sidecar file, or NULL
  * @sidecar_len: its length
  * @at_start:	mapped at the program's start, before ld.so first said that
  *		its link maps are consistent: unmapped only with the mm
@@ -418,7 +420,7 @@ static const char *sfa_check_notes(const unsigned char *pos,
 }
 
 /*
- * Check a mapped sidecar file of @size bytes against its object, as
+ * Check the copy of a sidecar file, @size bytes, against its object, as
  * tools/sframe/gen/README says a loader does: ELF64, little-endian, the
  * object's machine, one .sframe section of type SHT_GNU_SFRAME inside the
  * file, one build ID note equal to the object's, one text note equal to
@@ -495,31 +497,96 @@ static const char *sfa_check_sidecar(const unsigned char *f, size_t size,
 	return NULL;
 }
 
+/* What a file that is not a regular one is, for the messages */
+static const char *sfa_file_type(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFDIR:
+		return "a directory";
+	case S_IFIFO:
+		return "a FIFO";
+	case S_IFCHR:
+		return "a character device";
+	case S_IFBLK:
+		return "a block device";
+	case S_IFSOCK:
+		return "a socket";
+	}
+	return "not a regular file";
+}
+
 /*
- * Map the sidecar at @path read-only, as close below the object as mmap()
- * lets it: a section far from its text widens the window the kernel's
- * munmap hook searches (codectl.rst, Limits).  NULL if it cannot.
+ * Read @size bytes of @fd into @buf; false if the file ends before (it
+ * shrank since fstat()) or cannot be read.
  */
-static void *sfa_map_sidecar(const struct link_map *map, sfa_phdrs phdr,
-			     unsigned int phnum, const char *path,
-			     size_t *len)
+static bool sfa_read_all(int fd, unsigned char *buf, size_t size,
+			 const char **why)
+{
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < size) {
+		n = pread(fd, buf + done, size - done, done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			*why = strerror(errno);
+			return false;
+		}
+		if (!n) {
+			*why = "it shrank while it was read";
+			return false;
+		}
+		done += n;
+	}
+	return true;
+}
+
+/*
+ * Read the sidecar at @path into anonymous memory, as close below the
+ * object as mmap() lets it: a section far from its text widens the window
+ * the kernel's munmap hook searches (codectl.rst, Limits).  NULL if it
+ * cannot.
+ *
+ * The sidecar's directory may hold anything: the path is opened without
+ * blocking (a FIFO would block ld.so, and the process, forever), without
+ * following a symbolic link and without taking a terminal, and only a
+ * regular file is read.  It is read, not mapped: a file mapping reads past
+ * the end of a file that shrank as SIGBUS, inside ld.so; a copy cannot
+ * shrink, nor change between the checks and the registration.
+ */
+static void *sfa_read_sidecar(const struct link_map *map, sfa_phdrs phdr,
+			      unsigned int phnum, const char *path,
+			      size_t *len)
 {
 	unsigned long page = getpagesize(), low = ULONG_MAX, size, hint = 0;
+	const char *why = NULL;
 	struct stat st;
 	unsigned int i;
 	void *p;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
+		  O_NOCTTY);
+	if (fd < 0 && errno == ELOOP) {
+		sfa_say("%s: sidecar %s ignored: a symbolic link\n",
+			sfa_name(map), path);
+		return NULL;
+	}
 	if (fd < 0) {
 		sfa_say("%s: no sidecar %s: %s\n", sfa_name(map), path,
 			strerror(errno));
 		return NULL;
 	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !st.st_size ||
-	    (unsigned long)st.st_size > SFA_SIDECAR_MAX) {
-		sfa_say("%s: sidecar %s ignored: not a regular file of 1 byte to 1 GiB\n",
-			sfa_name(map), path);
+	if (fstat(fd, &st))
+		why = strerror(errno);
+	else if (!S_ISREG(st.st_mode))
+		why = sfa_file_type(st.st_mode);
+	else if (!st.st_size || (unsigned long)st.st_size > SFA_SIDECAR_MAX)
+		why = "not of 1 byte to 1 GiB";
+	if (why) {
+		sfa_say("%s: sidecar %s ignored: %s\n", sfa_name(map), path,
+			why);
 		close(fd);
 		return NULL;
 	}
@@ -531,13 +598,23 @@ static void *sfa_map_sidecar(const struct link_map *map, sfa_phdrs phdr,
 	low &= ~(page - 1);
 	if (low != ULONG_MAX && low > 2 * size + page)
 		hint = low - ((size + page - 1) & ~(page - 1));
-	p = mmap((void *)hint, size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
+	p = mmap((void *)hint, size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED) {
 		sfa_say("%s: sidecar %s: mmap: %s\n", sfa_name(map), path,
 			strerror(errno));
+		close(fd);
 		return NULL;
 	}
+	if (!sfa_read_all(fd, p, size, &why) ||
+	    mprotect(p, size, PROT_READ)) {
+		sfa_say("%s: sidecar %s ignored: %s\n", sfa_name(map), path,
+			why ?: strerror(errno));
+		munmap(p, size);
+		close(fd);
+		return NULL;
+	}
+	close(fd);
 	*len = size;
 	return p;
 }
@@ -577,7 +654,7 @@ static void sfa_register_sidecar(struct link_map *map, sfa_phdrs phdr,
 		sfa_say("%s: the sidecar's path is too long\n", sfa_name(map));
 		return;
 	}
-	file = sfa_map_sidecar(map, phdr, phnum, path, &len);
+	file = sfa_read_sidecar(map, phdr, phnum, path, &len);
 	if (!file)
 		return;
 	why = sfa_check_sidecar(file, len, id, id_len, &segs, &sc);
@@ -679,10 +756,14 @@ SFA_EXPORT unsigned int la_version(unsigned int version)
 {
 	const char *debug = getenv("SFRAME_AUDIT_DEBUG");
 	const char *prefix = getenv(SFA_PREFIX_ENV);
+	bool secure = getauxval(AT_SECURE);
 
-	sfa_debug = debug && debug[0] && strcmp(debug, "0");
-	/* A setuid program does not take its sidecars from its caller. */
-	if (prefix && prefix[0] == '/' && !getauxval(AT_SECURE))
+	/*
+	 * A setuid program does not take its sidecars from its caller, nor
+	 * tell it where it is mapped.
+	 */
+	sfa_debug = !secure && debug && debug[0] && strcmp(debug, "0");
+	if (prefix && prefix[0] == '/' && !secure)
 		sfa_prefix = prefix;
 	return version < LAV_CURRENT ? version : LAV_CURRENT;
 }

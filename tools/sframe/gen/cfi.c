@@ -25,6 +25,7 @@ const char *const sfgen_reason_name[SFGEN_NREASONS] = {
 	[SFGEN_RA_OFFSET]	= "ra-offset",
 	[SFGEN_FP_RULE]		= "fp-rule",
 	[SFGEN_FP_NO_RA]	= "fp-without-ra",
+	[SFGEN_SP_RULE]		= "sp-rule",
 	[SFGEN_SIGNAL]		= "signal-frame",
 	[SFGEN_RA_STATE]	= "ra-state",
 	[SFGEN_CFI_ERROR]	= "cfi-error",
@@ -459,8 +460,9 @@ fail:
  * The arm64 RA signing state, row by row: the CFA instructions of the CIE
  * and the FDE, of which only the location advances, remember/restore_state
  * and DW_CFA_AARCH64_negate_ra_state matter; every other instruction is
- * skipped by its operands.  An instruction not known, a location that goes
- * back, or a restore without a remember fails the scan.
+ * skipped by its operands.  An instruction not known, a rule of any other
+ * kind on RA_SIGN_STATE, a location that goes back, or a restore without a
+ * remember fails the scan.
  */
 #define RA_STATE_DEPTH	64
 
@@ -509,6 +511,16 @@ static void ra_set(struct ra_scan *s, bool state)
 		s->rows[s->n - 1].signed_ra = state;
 }
 
+/*
+ * The register an instruction gives a rule to: any rule on RA_SIGN_STATE
+ * but the toggle (an expression, a restore, undefined...) is one the scan
+ * does not follow, and fails it.
+ */
+static bool ra_reg_ok(struct cursor *c)
+{
+	return get_uleb(c) != SFGEN_A64_RA_SIGN_STATE;
+}
+
 static int ra_run(struct ra_scan *s, const uint8_t *insns, size_t len,
 		  bool cie)
 {
@@ -523,9 +535,13 @@ static int ra_run(struct ra_scan *s, const uint8_t *insns, size_t len,
 			rc = cie ? -1 : ra_advance(s, op & 0x3f);
 			continue;
 		case DW_CFA_offset:
+			if ((op & 0x3f) == SFGEN_A64_RA_SIGN_STATE)
+				return -1;
 			get_uleb(&c);
 			continue;
 		case DW_CFA_restore:
+			if ((op & 0x3f) == SFGEN_A64_RA_SIGN_STATE)
+				return -1;
 			continue;
 		}
 		switch (op) {
@@ -542,15 +558,22 @@ static int ra_run(struct ra_scan *s, const uint8_t *insns, size_t len,
 		}
 		case DW_CFA_offset_extended:
 		case DW_CFA_register:
-		case DW_CFA_def_cfa:
 		case DW_CFA_val_offset:
 		case DW_CFA_GNU_negative_offset_extended:
+			if (!ra_reg_ok(&c))
+				return -1;
+			get_uleb(&c);
+			break;
+		case DW_CFA_def_cfa:
 			get_uleb(&c);
 			get_uleb(&c);
 			break;
 		case DW_CFA_restore_extended:
 		case DW_CFA_undefined:
 		case DW_CFA_same_value:
+			if (!ra_reg_ok(&c))
+				return -1;
+			break;
 		case DW_CFA_def_cfa_register:
 		case DW_CFA_def_cfa_offset:
 		case DW_CFA_GNU_args_size:
@@ -560,8 +583,12 @@ static int ra_run(struct ra_scan *s, const uint8_t *insns, size_t len,
 			get_sleb(&c);
 			break;
 		case DW_CFA_offset_extended_sf:
-		case DW_CFA_def_cfa_sf:
 		case DW_CFA_val_offset_sf:
+			if (!ra_reg_ok(&c))
+				return -1;
+			get_sleb(&c);
+			break;
+		case DW_CFA_def_cfa_sf:
 			get_uleb(&c);
 			get_sleb(&c);
 			break;
@@ -570,7 +597,8 @@ static int ra_run(struct ra_scan *s, const uint8_t *insns, size_t len,
 			break;
 		case DW_CFA_expression:
 		case DW_CFA_val_expression:
-			get_uleb(&c);
+			if (!ra_reg_ok(&c))
+				return -1;
 			skip(&c, get_uleb(&c));
 			break;
 		case DW_CFA_remember_state:
@@ -655,6 +683,25 @@ static enum reg_rule reg_rule(Dwarf_Frame *frame, int regno, int64_t *off)
 		return REG_AT_CFA;
 	}
 	return REG_OTHER;
+}
+
+/*
+ * Is the SP's rule DWARF's default for it, the value CFA + 0 (libdw's
+ * backends start every frame with val_offset(0) for it), which SFrame
+ * assumes for every row?
+ */
+static bool sp_is_cfa(Dwarf_Frame *frame, int sp)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t nops;
+
+	if (dwarf_frame_register(frame, sp, mem, &ops, &nops) || nops < 2)
+		return false;
+	if (ops[0].atom != DW_OP_call_frame_cfa ||
+	    ops[nops - 1].atom != DW_OP_stack_value)
+		return false;
+	return nops == 2 || (nops == 3 && ops[1].atom == DW_OP_plus_uconst &&
+			     !ops[1].number);
 }
 
 static bool fits_s32(int64_t v)
@@ -870,6 +917,13 @@ static enum sfgen_reason row_of(const struct sfgen_obj *obj,
 	default:
 		return SFGEN_FP_RULE;
 	}
+
+	/*
+	 * The caller's SP is the CFA in every SFrame row: a stack switch
+	 * (val_offset, register, expression... on the SP) cannot be one.
+	 */
+	if (!sp_is_cfa(frame, sp))
+		return SFGEN_SP_RULE;
 	return SFGEN_OK;
 }
 

@@ -27,6 +27,7 @@ enum sfgen_reason {
 	SFGEN_RA_OFFSET,	/* x86-64: RA saved elsewhere than CFA - 8 */
 	SFGEN_FP_RULE,		/* FP neither unchanged nor at CFA + offset */
 	SFGEN_FP_NO_RA,		/* arm64: FP saved while RA is in LR */
+	SFGEN_SP_RULE,		/* SP other than the CFA (a stack switch) */
 	SFGEN_SIGNAL,		/* signal frame, which V2 cannot mark */
 	SFGEN_RA_STATE,		/* arm64: RA signing state not followed */
 	SFGEN_CFI_ERROR,	/* libdw failed, or an encoding not understood */
@@ -111,6 +112,8 @@ struct sfgen_func {
 };
 
 #define SFGEN_MAX_SEGS	16
+/* A sidecar file larger than this is none: libLLVM's is 12 MiB. */
+#define SFGEN_SIDECAR_MAX	(1024ULL * 1024 * 1024)
 
 struct sfgen_seg {
 	uint64_t	vaddr;
@@ -169,6 +172,8 @@ struct sfgen_obj {
 #define SFGEN_A64_FP	29
 #define SFGEN_A64_LR	30
 #define SFGEN_A64_SP	31
+/* arm64: the return address signing state (pac-ret), a pseudo-register */
+#define SFGEN_A64_RA_SIGN_STATE	34
 
 /* sidecar.c */
 int sfgen_open(struct sfgen_obj *obj, const char *path, char *err,
@@ -181,7 +186,7 @@ int sfgen_write_sidecar(const struct sfgen_obj *obj, const char *path,
 
 /**
  * struct sfgen_sidecar - what a sidecar file says
- * @map:	the whole file, mapped
+ * @map:	the whole file, read into memory
  * @size:	its size
  * @build_id:	the build ID note's descriptor, in @map
  * @build_id_len: its length

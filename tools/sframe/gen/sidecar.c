@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -48,6 +47,34 @@ static uint64_t align_up(uint64_t x, uint64_t a)
 static void errf(char *err, size_t len, const char *fmt, const char *what)
 {
 	snprintf(err, len, fmt, what);
+}
+
+/*
+ * Open @path for reading if it is a regular file, and stat it: never block
+ * (a FIFO's open waits for a writer), never take a controlling terminal,
+ * and with @nofollow never go through a symbolic link.  -1 with errno set:
+ * EINVAL for a file of another type, ELOOP for a link.
+ */
+static int open_regular(const char *path, bool nofollow, struct stat *st)
+{
+	int fd, saved;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY |
+		  (nofollow ? O_NOFOLLOW : 0));
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, st)) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
 }
 
 /* Looks for an NT_GNU_BUILD_ID note in @d; true if found. */
@@ -126,7 +153,8 @@ static void scan_sections(struct sfgen_obj *obj)
  * @errlen:	its size
  *
  * Accepts 64-bit little-endian ELF executables and shared objects for
- * x86-64 and arm64 with at least one executable PT_LOAD.  Reads the build
+ * x86-64 and arm64 with at least one executable PT_LOAD, in regular files
+ * (a FIFO is not waited for, a terminal not taken).  Reads the build
  * ID, the executable segments, whether the object has SFrame already, and
  * the address of its sidecar's section; the FDEs are read by
  * sfgen_read_fdes().
@@ -140,10 +168,15 @@ int sfgen_open(struct sfgen_obj *obj, const char *path, char *err,
 	uint64_t align = 4096;
 	GElf_Ehdr ehdr;
 	size_t nphdr, i;
+	struct stat st;
 
 	memset(obj, 0, sizeof(*obj));
 	obj->path = path;
-	obj->fd = open(path, O_RDONLY | O_CLOEXEC);
+	obj->fd = open_regular(path, false, &st);
+	if (obj->fd < 0 && errno == EINVAL) {
+		errf(err, errlen, "%s", "not a regular file");
+		return 1;
+	}
 	if (obj->fd < 0) {
 		errf(err, errlen, "%s", strerror(errno));
 		return -1;
@@ -431,17 +464,21 @@ fail:
 }
 
 /**
- * sfgen_read_sidecar() - map and check a sidecar file
+ * sfgen_read_sidecar() - read and check a sidecar file
  * @sc:		filled in
  * @path:	the file
  * @machine:	the machine the object is for
  * @err:	where the reason of a failure is written
  * @errlen:	its size
  *
- * Checks what a loader relies on: ELF64 little-endian for @machine, one
+ * Reads the file into memory if it is a regular file of at most
+ * SFGEN_SIDECAR_MAX bytes, not through a symbolic link (sframe-gen then
+ * writes the sidecar in the link's place, never where it points), and
+ * checks what a loader relies on: ELF64 little-endian for @machine, one
  * build ID note, one text note of at most SFGEN_MAX_SEGS segments, one
  * .sframe section of type SHT_GNU_SFRAME at an 8-byte aligned offset with
- * a non-zero address, all inside the file.
+ * a non-zero address, all inside the file.  A copy, not a mapping: a file
+ * that shrinks meanwhile cannot make the reads past its end SIGBUS.
  *
  * Return: 0, or -1 (@err says why).
  */
@@ -449,27 +486,41 @@ int sfgen_read_sidecar(struct sfgen_sidecar *sc, const char *path,
 		       unsigned int machine, char *err, size_t errlen)
 {
 	Elf_Scn *scn = NULL;
-	size_t shstrndx;
+	size_t shstrndx, done;
 	struct stat st;
+	ssize_t n = 0;
 	GElf_Ehdr eh;
 	Elf *elf;
 	int fd;
 
 	memset(sc, 0, sizeof(*sc));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st)) {
-		errf(err, errlen, "%s", strerror(errno));
-		if (fd >= 0)
-			close(fd);
+	fd = open_regular(path, true, &st);
+	if (fd < 0) {
+		errf(err, errlen, "%s", errno == EINVAL ? "not a regular file" :
+		     errno == ELOOP ? "a symbolic link" : strerror(errno));
+		return -1;
+	}
+	if (!st.st_size || (uint64_t)st.st_size > SFGEN_SIDECAR_MAX) {
+		close(fd);
+		errf(err, errlen, "%s", "empty, or larger than a sidecar is");
 		return -1;
 	}
 	sc->size = st.st_size;
-	sc->map = sc->size ? mmap(NULL, sc->size, PROT_READ, MAP_PRIVATE, fd, 0)
-			   : MAP_FAILED;
+	sc->map = malloc(sc->size);
+	for (done = 0; sc->map && done < sc->size; done += n) {
+		n = pread(fd, (char *)sc->map + done, sc->size - done, done);
+		if (n < 0 && errno == EINTR) {
+			n = 0;
+			continue;
+		}
+		if (n <= 0)
+			break;
+	}
 	close(fd);
-	if (sc->map == MAP_FAILED) {
-		sc->map = NULL;
-		errf(err, errlen, "%s", "cannot map the file");
+	if (!sc->map || done < sc->size) {
+		errf(err, errlen, "%s", !sc->map ? "out of memory" : n < 0 ?
+		     "cannot read the file" : "the file shrank while it was read");
+		sfgen_free_sidecar(sc);
 		return -1;
 	}
 	elf = elf_memory(sc->map, sc->size);
@@ -551,13 +602,12 @@ fail:
 }
 
 /**
- * sfgen_free_sidecar() - unmap what sfgen_read_sidecar() mapped
+ * sfgen_free_sidecar() - free what sfgen_read_sidecar() read
  * @sc:		the sidecar
  */
 void sfgen_free_sidecar(struct sfgen_sidecar *sc)
 {
-	if (sc->map)
-		munmap(sc->map, sc->size);
+	free(sc->map);
 	memset(sc, 0, sizeof(*sc));
 }
 

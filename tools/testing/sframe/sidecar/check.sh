@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# check.sh TAG DIR EXPECTED "LIB..." "INPUT...": the tests of sframe-gen.
+# check.sh TAG DIR EXPECTED "LIB..." "INPUT..." "CFI..." AUDIT: the tests of
+# sframe-gen, and of sframe-audit.so's handling of sidecar files (AUDIT:
+# the directory of the module and of audit_test; see audit.sh).
 #
 # gen_TAG_<lib>: sframe-gen writes LIB's sidecar (DIR/run) and lists its FDE
 #   verdicts; sidecar-diff compares the kernel decoder's rule with libdw's
@@ -16,6 +18,14 @@
 #   against their CFI; each function or section where they disagree must
 #   match a shell pattern EXPECTED lists for the input (lines "<input>
 #   <pattern>"), and each pattern must match one of them.
+# gen_TAG_not_regular: a FIFO, and a symbolic link to one, where the
+#   sidecar of the first library goes: sframe-gen must not wait for a
+#   writer, and writes the sidecar in their place; a FIFO as the object: it
+#   says it is not a regular file, at once.
+# gen_TAG_cfi_<arch>: hand-written CFI (cfi_<arch>.S, built into the CFI
+#   objects), one case a function named <verdict>__<case>: sframe-gen -l
+#   must give each function that verdict ('_' in it for '-'), and
+#   sidecar-diff must agree with the sidecar, as for LIB.
 #
 # KTAP on stdout; exit 1 if a test fails.
 set -u
@@ -25,6 +35,8 @@ dir=${2:?}
 expected=${3:?}
 libs=${4:?}
 inputs=${5:?}
+cfis=${6:?}
+audit=${7:?}
 run=$dir/run
 gen=$dir/sframe-gen
 diff=$dir/sidecar-diff
@@ -32,9 +44,12 @@ mkdir -p "$run"
 
 set -- $libs
 nlibs=$#
+set -- $cfis
+ncfis=$#
 set -- $inputs
 echo "KTAP version 1"
-echo "1..$((nlibs + 3 + $#))"
+. "$(dirname "$0")/audit.sh"
+echo "1..$((nlibs + 4 + $# + ncfis + AUDIT_TESTS))"
 n=0
 fails=0
 
@@ -183,6 +198,45 @@ else
 	fails=$((fails + 1))
 fi
 
+# What sframe-gen opens may be anything: no FIFO may stop it
+n=$((n + 1))
+name=gen_${tag}_not_regular
+t=$run/not-regular
+rm -rf "$t"
+mkdir -p "$t"
+set -- $libs
+lib=$1
+"$gen" -p "$t/first" "$lib" >/dev/null 2>&1
+rel=$(cd "$t/first" 2>/dev/null && find .build-id -name '*.sframe')
+bad=
+for kind in fifo link; do
+	sc=$t/$kind/$rel
+	mkdir -p "$(dirname "$sc")"
+	if [ $kind = fifo ]; then
+		mkfifo "$sc"
+	else
+		mkfifo "$t/the-fifo"
+		ln -s "$t/the-fifo" "$sc"
+	fi
+	timeout -k 5 20 "$gen" -p "$t/$kind" "$lib" >"$t/$kind.out" 2>&1
+	rc=$?
+	[ $rc = 0 ] && [ -f "$sc" ] && [ ! -L "$sc" ] &&
+		cmp -s "$sc" "$t/first/$rel" || bad="$bad $kind:exit-$rc"
+done
+[ -p "$t/the-fifo" ] || bad="$bad the-link's-fifo-replaced"
+timeout -k 5 20 "$gen" -o "$t/x.sframe" "$t/the-fifo" >"$t/obj.out" 2>&1
+rc=$?
+[ $rc != 124 ] && [ $rc != 0 ] && grep -q 'not a regular file' "$t/obj.out" ||
+	bad="$bad object:exit-$rc"
+if [ -n "$rel" ] && [ -z "$bad" ]; then
+	echo "ok $n $name # a FIFO and a link to one replaced by the" \
+		"sidecar, a FIFO refused as the object"
+else
+	sed 's/^/# /' "$t"/*.out | head -n 20
+	echo "not ok $n $name # (124: it hung)$bad"
+	fails=$((fails + 1))
+fi
+
 # The toolchain's own sections
 for f in $inputs; do
 	n=$((n + 1))
@@ -220,5 +274,44 @@ for f in $inputs; do
 		fails=$((fails + 1))
 	fi
 done
+# Hand-written CFI: each function's verdict is in its name
+for obj in $cfis; do
+	n=$((n + 1))
+	base=$(basename "$obj" .so)
+	name=gen_${tag}_$base
+	w=$run/$base
+	if ! "$gen" -l -o "$w.sframe" "$obj" >"$w.verdicts" 2>"$w.gen"; then
+		sed 's/^/# /' "$w.gen" | head -n 20
+		echo "not ok $n $name # sframe-gen failed"
+		fails=$((fails + 1))
+		continue
+	fi
+	# "address name" of the cases, then "name verdict" of each FDE
+	nm --defined-only "$obj" | awk '$2 ~ /^[Tt]$/ && $3 ~ /^[a-z][a-z0-9_]*__/ {
+		a = $1; sub(/^0+/, "", a); print a, $3 }' >"$w.syms"
+	awk 'NR == FNR { sym[$1] = $2; next }
+	     { print ($1 in sym ? sym[$1] : "?" $1), $3 }' \
+		"$w.syms" "$w.verdicts" >"$w.got"
+	wrong=$(awk '{ want = $1; sub(/__.*/, "", want); gsub(/_/, "-", want)
+		       if ($2 != want) print $1 "=" $2 }' "$w.got")
+	"$diff" "$obj" "$w.sframe" <"$w.verdicts" >"$w.out" 2>"$w.err"
+	rc=$?
+	ncases=$(wc -l <"$w.syms")
+	nfdes=$(wc -l <"$w.got")
+	left=$(awk '$2 != "ok"' "$w.got" | wc -l)
+	note="$ncases cases, $left left out: $(awk '$2 != "ok" { print $2 }' \
+		"$w.got" | sort | uniq -c | awk '{ printf "%s%s %s", s, $1, $2; s = ", " }')"
+	if [ -z "$wrong" ] && [ "$ncases" = "$nfdes" ] && [ "$ncases" -gt 0 ] &&
+	   [ $rc = 0 ]; then
+		echo "ok $n $name # $note; sidecar-diff agrees"
+	else
+		sed 's/^/# /' "$w.err" | head -n 20
+		[ -z "$wrong" ] || echo "# wrong verdicts:" $wrong
+		echo "# $(tail -n 1 "$w.out")"
+		echo "not ok $n $name # $ncases cases, $nfdes FDEs, sidecar-diff exit $rc"
+		fails=$((fails + 1))
+	fi
+done
+audit_tests "$audit"
 echo "# Totals: pass:$((n - fails)) fail:$fails"
 [ "$fails" = 0 ]

@@ -285,7 +285,8 @@ static enum oracle oracle_at(struct fde_state *st, uint64_t pc, bool strict)
 {
 	bool x86 = machine == EM_X86_64;
 	struct canon_rule *c = &st->rule;
-	bool signal, ok, per_pc = false;
+	bool signal, ok, per_pc = false, sp_cfa = false;
+	struct canon_loc sp;
 	Dwarf_Addr start, end;
 	Dwarf_Frame *frame;
 	int ra;
@@ -302,6 +303,10 @@ static enum oracle oracle_at(struct fde_state *st, uint64_t pc, bool strict)
 	if (ok && c->ra.kind != CANON_UNDEF)
 		ok = oracle_cfa(frame, pc, &c->cfa, &per_pc) &&
 		     oracle_reg(frame, x86 ? 6 : 29, &c->fp);
+	/* the caller's SP: SFrame's is the CFA, DWARF's default */
+	memset(&sp, 0, sizeof(sp));
+	if (ok && oracle_reg(frame, x86 ? 7 : 31, &sp))
+		sp_cfa = sp.kind == CANON_CFA && !sp.deref && !sp.off;
 	free(frame);
 	if (per_pc)
 		st->row_end = pc + 1;
@@ -341,6 +346,8 @@ static enum oracle oracle_at(struct fde_state *st, uint64_t pc, bool strict)
 	} else if (c->fp.kind != CANON_SAME) {
 		return OR_INEXPRESSIBLE;
 	}
+	if (!sp_cfa)
+		return OR_INEXPRESSIBLE;
 	return OR_RULE;
 }
 
@@ -583,6 +590,7 @@ static bool rule_reason(int why)
 	case SFGEN_RA_OFFSET:
 	case SFGEN_FP_RULE:
 	case SFGEN_FP_NO_RA:
+	case SFGEN_SP_RULE:
 	case SFGEN_SIGNAL:
 		return true;
 	}
