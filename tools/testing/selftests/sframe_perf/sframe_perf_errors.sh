@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# perf's own tests (perf test) of --call-graph sframe and of the merging of
-# deferred callchains; the first also checks that a mode word perf does not
+# perf's own tests (perf test) of --call-graph sframe, of the merging and
+# the parse of deferred callchains and of --call-graph given twice; the first also checks that a mode word perf does not
 # know and the options that cannot give SFrame stacks are refused.  Then the
 # other uses of the mode that must fail with a clear error rather than
 # record other stacks under its name: a kernel without the SFrame unwinder
@@ -14,7 +14,7 @@
 
 ktap_print_header
 sfp_require
-ktap_set_plan 7
+ktap_set_plan 9
 cd "$SFP_DIR" || ktap_exit_fail_msg "cannot cd to $SFP_DIR"
 
 FAKE=$SFP_DIR/libsframe_perf_fake.so
@@ -59,10 +59,14 @@ perf_test() {
 	fi
 }
 
-# The shell test tests/shell/record_sframe.sh, and the merging of deferred
-# callchains into the samples before and after their record.
+# The shell test tests/shell/record_sframe.sh, the merging of deferred
+# callchains into the samples before and after their record and around
+# their thread's exit, the parse's bound on a deferred record's callchain,
+# and a second --call-graph after "fp,defer".
 perf_test "perf record --call-graph sframe"
 perf_test "Merge deferred callchains"
+perf_test "Deferred callchain record size"
+perf_test "Callchain record mode given twice"
 
 refused "a kernel without the SFrame unwinder (no /proc/self/sframe)" \
 	"the kernel cannot unwind user stacks with SFrame" \
