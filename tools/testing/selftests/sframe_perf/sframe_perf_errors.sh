@@ -14,7 +14,7 @@
 
 ktap_print_header
 sfp_require
-ktap_set_plan 9
+ktap_set_plan 10
 cd "$SFP_DIR" || ktap_exit_fail_msg "cannot cd to $SFP_DIR"
 
 FAKE=$SFP_DIR/libsframe_perf_fake.so
@@ -62,11 +62,13 @@ perf_test() {
 # The shell test tests/shell/record_sframe.sh, the merging of deferred
 # callchains into the samples before and after their record and around
 # their thread's exit, the parse's bound on a deferred record's callchain,
-# and a second --call-graph after "fp,defer".
+# a second --call-graph after "fp,defer", and the addresses the frames of
+# a deferred stack are looked up at.
 perf_test "perf record --call-graph sframe"
 perf_test "Merge deferred callchains"
 perf_test "Deferred callchain record size"
 perf_test "Callchain record mode given twice"
+perf_test "Deferred callchain frame addresses"
 
 refused "a kernel without the SFrame unwinder (no /proc/self/sframe)" \
 	"the kernel cannot unwind user stacks with SFrame" \

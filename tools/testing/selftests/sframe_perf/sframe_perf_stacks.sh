@@ -112,7 +112,7 @@ sfp_record dwarf -e syscalls:sys_enter_getppid \
 	env LD_AUDIT="$SFP_DIR/sframe-audit.so" SFRAME_SIDECAR_PREFIX="$SIDECARS" \
 	"$SFP_DIR/sframe_perf_v2" chain "$t/dwarf" $RUNS
 sfp_result "dwarf,$DWARF_SIZE: perf's DWARF unwinder gives the chain" \
-	sfp_check dwarf "$t/dwarf" -v callers=call
+	sfp_check dwarf "$t/dwarf"
 
 # user_syms NAME TRUTHDIR: the symbols of the user frames of the getppid
 # samples of the thread of TRUTHDIR, a line per sample, all of them.
