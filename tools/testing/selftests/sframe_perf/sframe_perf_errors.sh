@@ -8,13 +8,14 @@
 # record other stacks under its name: a kernel without the SFrame unwinder
 # or without deferred callchains (made to look so by libsframe_perf_fake.so,
 # preloaded into perf), a bad call-graph.record-mode in perf config, and the
-# perf commands that do not wait for deferred stacks.
+# perf commands that do not wait for deferred stacks (given the mode on the
+# command line, or by perf config).
 
 . "$(dirname "$0")/sframe_perf_lib.sh"
 
 ktap_print_header
 sfp_require
-ktap_set_plan 10
+ktap_set_plan 11
 cd "$SFP_DIR" || ktap_exit_fail_msg "cannot cd to $SFP_DIR"
 
 FAKE=$SFP_DIR/libsframe_perf_fake.so
@@ -70,7 +71,7 @@ perf_test "Deferred callchain record size"
 perf_test "Callchain record mode given twice"
 perf_test "Deferred callchain frame addresses"
 
-refused "a kernel without the SFrame unwinder (no /proc/self/sframe)" \
+refused "a kernel without the SFrame unwinder (no codectl(2))" \
 	"the kernel cannot unwind user stacks with SFrame" \
 	env SFP_FAKE=no-sframe LD_PRELOAD="$FAKE" \
 	"${record[@]}" --call-graph sframe -- true
@@ -88,6 +89,11 @@ refused "perf config call-graph.record-mode=sframe,8192" \
 refused "perf top --call-graph sframe" \
 	"--call-graph sframe is only supported by perf record" \
 	"$PERF" top --call-graph sframe
+
+printf '[call-graph]\n\trecord-mode = sframe\n' >"$SFP_TMP/sframe-config"
+refused "perf top -g after call-graph.record-mode = sframe in perf config" \
+	"call-graph.record-mode = sframe in perf config is only supported by perf record" \
+	env PERF_CONFIG="$SFP_TMP/sframe-config" "$PERF" top -g
 
 refused "perf trace --call-graph sframe" \
 	"--call-graph sframe is only supported by perf record" \
