@@ -37,10 +37,10 @@ static int test__callchain_record_mode(struct test_suite *test __maybe_unused,
 			ret = parse_callchain_record(cases[i].last, &param);
 		if (ret || param.record_mode != cases[i].mode ||
 		    param.defer != cases[i].defer) {
-			pr_debug("--call-graph %s --call-graph %s: %d, mode %d%s, not mode %d%s\n",
+			pr_debug("--call-graph %s --call-graph %s: %d, mode %d defer %d, not mode %d defer %d\n",
 				 cases[i].first, cases[i].last, ret,
-				 param.record_mode, param.defer ? " deferred" : "",
-				 cases[i].mode, cases[i].defer ? " deferred" : "");
+				 param.record_mode, param.defer,
+				 cases[i].mode, cases[i].defer);
 			return TEST_FAIL;
 		}
 	}

@@ -13,7 +13,6 @@
  *   first instruction: neither address is after a call, both frames must be
  *   named after the function at the address itself.
  */
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -33,8 +32,7 @@
 #include "thread.h"
 
 #if defined(__x86_64__)
-asm(
-"	.pushsection .text\n"
+asm("	.pushsection .text\n"
 "	.p2align 4\n"
 "	.type	dcip_noreturn, @function\n"
 "dcip_noreturn:\n"
@@ -68,12 +66,18 @@ asm(
 "	.size	dcip_interrupted, . - dcip_interrupted\n"
 "	.popsection\n");
 
-extern const char dcip_noreturn[], dcip_next[], dcip_sigreturn[],
-	dcip_interrupted[];
+/* The address of @sym, a label of the code above */
+#define DCIP_ADDR(sym)							\
+({									\
+	u64 __addr;							\
+									\
+	asm("lea " #sym "(%%rip), %0" : "=r" (__addr));			\
+	__addr;								\
+})
 
 /* After the nop of dcip_noreturn, and after the call of dcip_next */
-#define dcip_noreturn_leaf	(dcip_noreturn + 1)
-#define dcip_next_ret		(dcip_next + 5)
+#define dcip_noreturn_leaf	(DCIP_ADDR(dcip_noreturn) + 1)
+#define dcip_next_ret		(DCIP_ADDR(dcip_next) + 5)
 
 /* The user part of a stack, innermost first, and the names it must get. */
 struct dcip_stack {
@@ -106,7 +110,8 @@ static int dcip_check(struct thread *thread, struct evsel *evsel,
 
 	perf_sample__init(&sample, /*all=*/true);
 	sample.evsel = evsel;
-	sample.pid = sample.tid = getpid();
+	sample.pid = getpid();
+	sample.tid = sample.pid;
 	sample.callchain = chain;
 	sample.deferred_cookie = 1;
 	/* A merged callchain is the sample's own, freed with it. */
@@ -123,9 +128,10 @@ static int dcip_check(struct thread *thread, struct evsel *evsel,
 
 		node = callchain_cursor_current(cursor);
 		name = node && node->ms.sym ? node->ms.sym->name : "[unknown]";
-		pr_debug("%s, %s: frame %d at %#" PRIx64 ": %s, want %s\n",
+		pr_debug("%s, %s: frame %d at %#llx: %s, want %s\n",
 			 stack->what, merged ? "merged" : "record alone", i,
-			 node ? node->ip : 0, name, stack->names[i]);
+			 node ? (unsigned long long)node->ip : 0, name,
+			 stack->names[i]);
 		if (!node || strcmp(name, stack->names[i]))
 			goto out;
 		callchain_cursor_advance(cursor);
@@ -147,14 +153,14 @@ static int test__deferred_callchain_ip(struct test_suite *test __maybe_unused,
 	const struct dcip_stack stacks[] = {
 		{
 			"a call that ends its function", 4,
-			{ PERF_CONTEXT_USER, (u64)dcip_noreturn_leaf,
-			  (u64)dcip_next, (u64)dcip_next_ret },
+			{ PERF_CONTEXT_USER, dcip_noreturn_leaf,
+			  DCIP_ADDR(dcip_next), dcip_next_ret },
 			{ "dcip_noreturn", "dcip_caller", "dcip_next" },
 		}, {
 			"a signal frame", 5,
-			{ PERF_CONTEXT_USER, (u64)dcip_noreturn_leaf,
-			  (u64)dcip_sigreturn, (u64)dcip_interrupted,
-			  (u64)dcip_next_ret },
+			{ PERF_CONTEXT_USER, dcip_noreturn_leaf,
+			  DCIP_ADDR(dcip_sigreturn),
+			  DCIP_ADDR(dcip_interrupted), dcip_next_ret },
 			{ "dcip_noreturn", "dcip_sigreturn",
 			  "dcip_interrupted", "dcip_next" },
 		},

@@ -8,7 +8,6 @@
  * itself: only the first may be merged, the others must fail to parse.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -190,16 +189,17 @@ static int test__deferred_callchain_size(struct test_suite *test __maybe_unused,
 	/* The sample's 4 entries less the cookie, and the record's */
 	err = process(&st, nr, false);
 	if (err || st.nr_samples != 1 || st.nr != 3 + nr) {
-		pr_debug("a record of the right size: err %d, %d samples, %" PRIu64 " entries\n",
-			 err, st.nr_samples, st.nr);
+		pr_debug("a record of the right size: err %d, %d samples, %llu entries\n",
+			 err, st.nr_samples, (unsigned long long)st.nr);
 		return TEST_FAIL;
 	}
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		err = process(&st, bad[i].nr, bad[i].truncated);
 		if (!err || st.nr > 4) {
-			pr_debug("a record whose callchain %s: err %d, %d samples, last of %" PRIu64 " entries\n",
-				 bad[i].what, err, st.nr_samples, st.nr);
+			pr_debug("a record whose callchain %s: err %d, %d samples, last %llu entries\n",
+				 bad[i].what, err, st.nr_samples,
+				 (unsigned long long)st.nr);
 			return TEST_FAIL;
 		}
 	}

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # perf's own tests (perf test) of --call-graph sframe, of the merging and
-# the parse of deferred callchains and of --call-graph given twice; the first also checks that a mode word perf does not
-# know and the options that cannot give SFrame stacks are refused.  Then the
+# the parse of deferred callchains and of --call-graph given twice; the
+# first also checks that a mode word perf does not know and the options
+# that cannot give SFrame stacks are refused.  Then the
 # other uses of the mode that must fail with a clear error rather than
 # record other stacks under its name: a kernel without the SFrame unwinder
 # or without deferred callchains (made to look so by libsframe_perf_fake.so,

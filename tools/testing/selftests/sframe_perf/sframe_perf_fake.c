@@ -3,8 +3,8 @@
  * Preloaded into perf (LD_PRELOAD) to make this kernel look like one that
  * cannot give SFrame stacks, for the tests of perf's refusals:
  *
- *	SFP_FAKE=no-sframe	codectl(2) fails with ENOSYS, as on a kernel
- *				without CONFIG_UNWIND_USER_SFRAME
+ *	SFP_FAKE=no-sframe	codectl(2) is an unknown system call, as on
+ *				a kernel without CONFIG_UNWIND_USER_SFRAME
  *	SFP_FAKE=no-defer	perf_event_open() refuses defer_callchain
  *				with EINVAL, as a kernel without deferred
  *				callchains does
@@ -46,10 +46,9 @@ long syscall(long nr, ...)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
 
-	if (nr == __NR_codectl && faking("no-sframe")) {
-		errno = ENOSYS;
-		return -1;
-	}
+	/* A number no kernel has: the kernel's own error for it */
+	if (nr == __NR_codectl && faking("no-sframe"))
+		nr = -1;
 	if (nr == SYS_perf_event_open && faking("no-defer") &&
 	    ((struct perf_event_attr *)a[0])->defer_callchain) {
 		errno = EINVAL;

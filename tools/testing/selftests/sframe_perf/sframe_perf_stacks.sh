@@ -71,7 +71,7 @@ ktap_print_header
 sfp_require
 [ -d "$SIDECARS/.build-id" ] ||
 	ktap_exit_fail_msg "no sidecars in $SIDECARS: the codectl kselftests' build makes them"
-ktap_set_plan 17
+ktap_set_plan 18
 
 printf '[call-graph]\n\trecord-mode = sframe\n' >"$SFP_TMP/perfconfig"
 t=$SFP_TMP/truth
@@ -224,6 +224,14 @@ sfp_record exit-task -e syscalls:sys_enter_exit \
 sfp_result "exit, perf record of the command: unwound on the way out" \
 	sfp_check exit-task "$t/exit-task" \
 	-v 'event=syscalls:sys_enter_exit(_group)?'
+
+# --call-graph sframe asks for what --call-graph fp,defer asks for: the
+# kernel chooses SFrame or frame pointers frame by frame.  The same stacks.
+mkdir -p "$t/fpdefer"
+sfp_record fpdefer -e syscalls:sys_enter_getppid --call-graph fp,defer -- \
+	"$SFP_DIR/sframe_perf_v2" chain "$t/fpdefer" 1
+sfp_result "fp,defer: the same attributes, the chain from SFrame" \
+	sfp_check fpdefer "$t/fpdefer"
 
 # The same program under perf's DWARF unwinder.
 mkdir -p "$t/dwarf"
