@@ -6,9 +6,11 @@
  * out the cookie of a deferred unwind until the thread returns to user space,
  * so a sample taken in the unwind itself comes after the record), a sample of
  * another thread with the same cookie value, a sample whose record never
- * comes, a sample after a record whose callchain claims more entries
- * than the record holds, and a sample with the cookie of a record of a
- * thread that exited since (a new thread with its TID).
+ * comes, and the exit of a thread both before and after its record (a kernel
+ * may unwind an exiting task after writing its PERF_RECORD_EXIT): its record
+ * is not kept after its exit, in either order, and the samples waiting for
+ * it are merged.  Then a thread exits with a sample waiting for a record
+ * that never comes, and a new thread gets its TID: its record is kept.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -30,12 +32,15 @@
 
 #define TEST_TID	100
 #define OTHER_TID	200
-#define BAD_TID		300
+#define LATE_TID	300
 #define EXIT_TID	400
+#define REUSED_TID	500
 #define COOKIE		0x1234500000001ULL
 #define LOST_COOKIE	0x1234500000002ULL
-#define BAD_COOKIE	0x1234500000003ULL
+#define LATE_COOKIE	0x1234500000003ULL
 #define EXIT_COOKIE	0x1234500000004ULL
+#define OLD_COOKIE	0x1234500000005ULL
+#define NEW_COOKIE	0x1234500000006ULL
 #define KERNEL_IP	0xffffffff81000000ULL
 
 /* The user part of the stack that the record gives. */
@@ -50,7 +55,7 @@ struct delivered {
 
 struct deferred_tool {
 	struct perf_tool tool;
-	struct delivered samples[8];
+	struct delivered samples[16];
 	int nr_samples;
 };
 
@@ -118,8 +123,8 @@ static u64 *put_record(u64 *pos, u32 tid, u64 time, u64 cookie, u64 nr)
 	return put(pos, id, ARRAY_SIZE(id));
 }
 
-/* The exit of thread @tid, with its sample_id (TID, TIME) */
-static u64 *put_exit(u64 *pos, u32 tid, u64 time)
+/* The exit (or fork) of thread @tid, with its sample_id (TID, TIME) */
+static u64 *put_task(u64 *pos, u32 type, u32 tid, u64 time)
 {
 	struct perf_event_header *hdr = (void *)pos;
 	u64 body[] = {
@@ -129,7 +134,7 @@ static u64 *put_exit(u64 *pos, u32 tid, u64 time)
 		(u64)tid << 32 | tid, time,		/* sample_id */
 	};
 
-	hdr->type = PERF_RECORD_EXIT;
+	hdr->type = type;
 	hdr->misc = PERF_RECORD_MISC_USER;
 	hdr->size = sizeof(*hdr) + sizeof(body);
 	return put(pos + 1, body, ARRAY_SIZE(body));
@@ -179,7 +184,7 @@ static int test__deferred_callchain(struct test_suite *test __maybe_unused,
 		.mode = PERF_DATA_MODE_READ,
 	};
 	struct perf_session *session;
-	u64 stream[128], *pos;
+	u64 stream[256], *pos;
 	int fds[2], err = TEST_FAIL;
 	size_t len;
 
@@ -192,11 +197,18 @@ static int test__deferred_callchain(struct test_suite *test __maybe_unused,
 	pos = put_record(pos, TEST_TID, 120, COOKIE, ARRAY_SIZE(user_ips));
 	pos = put_sample(pos, TEST_TID, 130, COOKIE);		/* after */
 	pos = put_sample(pos, TEST_TID, 140, LOST_COOKIE);	/* no record */
-	pos = put_record(pos, BAD_TID, 150, BAD_COOKIE, 1000);	/* too long */
-	pos = put_sample(pos, BAD_TID, 160, BAD_COOKIE);
 	pos = put_record(pos, EXIT_TID, 170, EXIT_COOKIE, ARRAY_SIZE(user_ips));
-	pos = put_exit(pos, EXIT_TID, 180);
+	pos = put_task(pos, PERF_RECORD_EXIT, EXIT_TID, 180);
 	pos = put_sample(pos, EXIT_TID, 190, EXIT_COOKIE);	/* after exit */
+	pos = put_sample(pos, LATE_TID, 200, LATE_COOKIE);	/* waits */
+	pos = put_task(pos, PERF_RECORD_EXIT, LATE_TID, 210);
+	pos = put_record(pos, LATE_TID, 220, LATE_COOKIE, ARRAY_SIZE(user_ips));
+	pos = put_sample(pos, LATE_TID, 230, LATE_COOKIE);	/* after both */
+	pos = put_sample(pos, REUSED_TID, 240, OLD_COOKIE);	/* never merged */
+	pos = put_task(pos, PERF_RECORD_EXIT, REUSED_TID, 250);
+	pos = put_task(pos, PERF_RECORD_FORK, REUSED_TID, 260);
+	pos = put_record(pos, REUSED_TID, 270, NEW_COOKIE, ARRAY_SIZE(user_ips));
+	pos = put_sample(pos, REUSED_TID, 280, NEW_COOKIE);	/* after it */
 	len = (pos - stream) * sizeof(u64);
 
 	if (pipe(fds))
@@ -227,25 +239,34 @@ static int test__deferred_callchain(struct test_suite *test __maybe_unused,
 
 	/*
 	 * The record delivers the sample before it and leaves the other
-	 * thread's alone, the sample after the record is merged at once and
-	 * the end of the stream delivers the ones still waiting, as they are:
-	 * a record that does not hold its callchain is not merged later, nor
-	 * the record of a thread that exited.
+	 * thread's alone, the sample after the record is merged at once.  The
+	 * record after its thread's exit delivers the sample waiting for it,
+	 * merged, the next one waits.  The record of a new thread with the TID
+	 * of one that exited delivers the old thread's sample as it is, and
+	 * is kept for the sample after it.  The end of the stream delivers the
+	 * ones still waiting, as they are: no record of a thread that exited,
+	 * before or after its record, is merged later.
 	 */
-	if (dt.nr_samples != 6)
-		pr_debug("%d samples delivered, not 6\n", dt.nr_samples);
+	if (dt.nr_samples != 9)
+		pr_debug("%d samples delivered, not 9\n", dt.nr_samples);
 	else if (!merged(&dt.samples[0], TEST_TID))
 		pr_debug("the sample before its record was not merged\n");
 	else if (!merged(&dt.samples[1], TEST_TID))
 		pr_debug("the sample after its record was not merged\n");
-	else if (!unmerged(&dt.samples[2], OTHER_TID, COOKIE))
+	else if (!merged(&dt.samples[2], LATE_TID))
+		pr_debug("the sample before an exit and its record was not merged\n");
+	else if (!unmerged(&dt.samples[3], REUSED_TID, OLD_COOKIE))
+		pr_debug("the sample of the exited thread was changed\n");
+	else if (!merged(&dt.samples[4], REUSED_TID))
+		pr_debug("the record of a new thread with an old TID was not kept\n");
+	else if (!unmerged(&dt.samples[5], OTHER_TID, COOKIE))
 		pr_debug("the sample of another thread was changed\n");
-	else if (!unmerged(&dt.samples[3], TEST_TID, LOST_COOKIE))
+	else if (!unmerged(&dt.samples[6], TEST_TID, LOST_COOKIE))
 		pr_debug("the sample without a record was changed\n");
-	else if (!unmerged(&dt.samples[4], BAD_TID, BAD_COOKIE))
-		pr_debug("a record too short for its callchain was merged\n");
-	else if (!unmerged(&dt.samples[5], EXIT_TID, EXIT_COOKIE))
+	else if (!unmerged(&dt.samples[7], EXIT_TID, EXIT_COOKIE))
 		pr_debug("the record of a thread that exited was merged\n");
+	else if (!unmerged(&dt.samples[8], LATE_TID, LATE_COOKIE))
+		pr_debug("a record that came after its thread's exit was kept\n");
 	else
 		err = TEST_OK;
 out:

@@ -17,8 +17,9 @@
 # ([kernel.kallsyms]; with kernel=1 there must be some: the sample was
 # taken in the kernel, not with the user registers of the system call),
 # the user frames of the truth, frame by frame: the same address and the
-# same symbol.  perf's DWARF unwinders give the callers' frames at the
-# address before the return address, in the call (callers=call).  Frames past the truth's
+# same symbol.  perf gives the callers' frames at the address before the
+# return address, in the call (callers=call), for the stacks of its DWARF
+# unwinders and for deferred ones alike.  Frames past the truth's
 # last one (the C library's start code) are not checked.  Samples of
 # threads without truth are counted as "other".
 #

@@ -1,20 +1,22 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# perf's own tests (perf test) of --call-graph sframe and of the merging of
-# deferred callchains; the first also checks that a mode word perf does not
-# know and the options that cannot give SFrame stacks are refused.  Then the
+# perf's own tests (perf test) of --call-graph sframe, of the merging and
+# the parse of deferred callchains and of --call-graph given twice; the
+# first also checks that a mode word perf does not know and the options
+# that cannot give SFrame stacks are refused.  Then the
 # other uses of the mode that must fail with a clear error rather than
 # record other stacks under its name: a kernel without the SFrame unwinder
 # or without deferred callchains (made to look so by libsframe_perf_fake.so,
 # preloaded into perf), a bad call-graph.record-mode in perf config, and the
-# perf commands that do not wait for deferred stacks.
+# perf commands that do not wait for deferred stacks (given the mode on the
+# command line, or by perf config).
 
 . "$(dirname "$0")/sframe_perf_lib.sh"
 
 ktap_print_header
 sfp_require
-ktap_set_plan 7
+ktap_set_plan 11
 cd "$SFP_DIR" || ktap_exit_fail_msg "cannot cd to $SFP_DIR"
 
 FAKE=$SFP_DIR/libsframe_perf_fake.so
@@ -59,12 +61,18 @@ perf_test() {
 	fi
 }
 
-# The shell test tests/shell/record_sframe.sh, and the merging of deferred
-# callchains into the samples before and after their record.
+# The shell test tests/shell/record_sframe.sh, the merging of deferred
+# callchains into the samples before and after their record and around
+# their thread's exit, the parse's bound on a deferred record's callchain,
+# a second --call-graph after "fp,defer", and the addresses the frames of
+# a deferred stack are looked up at.
 perf_test "perf record --call-graph sframe"
 perf_test "Merge deferred callchains"
+perf_test "Deferred callchain record size"
+perf_test "Callchain record mode given twice"
+perf_test "Deferred callchain frame addresses"
 
-refused "a kernel without the SFrame unwinder (no /proc/self/sframe)" \
+refused "a kernel without the SFrame unwinder (no codectl(2))" \
 	"the kernel cannot unwind user stacks with SFrame" \
 	env SFP_FAKE=no-sframe LD_PRELOAD="$FAKE" \
 	"${record[@]}" --call-graph sframe -- true
@@ -82,6 +90,11 @@ refused "perf config call-graph.record-mode=sframe,8192" \
 refused "perf top --call-graph sframe" \
 	"--call-graph sframe is only supported by perf record" \
 	"$PERF" top --call-graph sframe
+
+printf '[call-graph]\n\trecord-mode = sframe\n' >"$SFP_TMP/sframe-config"
+refused "perf top -g after call-graph.record-mode = sframe in perf config" \
+	"call-graph.record-mode = sframe in perf config is only supported by perf record" \
+	env PERF_CONFIG="$SFP_TMP/sframe-config" "$PERF" top -g
 
 refused "perf trace --call-graph sframe" \
 	"--call-graph sframe is only supported by perf record" \

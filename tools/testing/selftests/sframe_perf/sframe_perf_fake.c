@@ -3,8 +3,8 @@
  * Preloaded into perf (LD_PRELOAD) to make this kernel look like one that
  * cannot give SFrame stacks, for the tests of perf's refusals:
  *
- *	SFP_FAKE=no-sframe	/proc/<pid>/sframe does not exist, as on a
- *				kernel without CONFIG_UNWIND_USER_SFRAME
+ *	SFP_FAKE=no-sframe	codectl(2) is an unknown system call, as on
+ *				a kernel without CONFIG_UNWIND_USER_SFRAME
  *	SFP_FAKE=no-defer	perf_event_open() refuses defer_callchain
  *				with EINVAL, as a kernel without deferred
  *				callchains does
@@ -14,7 +14,6 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -23,23 +22,15 @@
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
 
+#ifndef __NR_codectl
+#error "__NR_codectl: build against the uapi headers of a kernel with codectl(2)"
+#endif
+
 static bool faking(const char *what)
 {
 	const char *fake = getenv("SFP_FAKE");
 
 	return fake && !strcmp(fake, what);
-}
-
-int access(const char *path, int mode)
-{
-	size_t len = strlen(path);
-
-	if (faking("no-sframe") && len >= 7 &&
-	    !strcmp(path + len - 7, "/sframe")) {
-		errno = ENOENT;
-		return -1;
-	}
-	return syscall(SYS_faccessat, AT_FDCWD, path, mode);
 }
 
 long syscall(long nr, ...)
@@ -55,6 +46,9 @@ long syscall(long nr, ...)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
 
+	/* A number no kernel has: the kernel's own error for it */
+	if (nr == __NR_codectl && faking("no-sframe"))
+		nr = -1;
 	if (nr == SYS_perf_event_open && faking("no-defer") &&
 	    ((struct perf_event_attr *)a[0])->defer_callchain) {
 		errno = EINVAL;

@@ -59,13 +59,15 @@ sfp_record() {
 
 # sfp_check NAME TRUTHDIR [AWK OPTION...]: compare the stacks of
 # $SFP_TMP/NAME.script with the truth files in TRUTHDIR (see
-# sframe_perf_check.awk).
+# sframe_perf_check.awk).  perf shows the callers' frames of the stacks
+# of all its unwinders, deferred or DWARF, at the call, the address
+# before the return address.
 sfp_check() {
 	local name=$1 truth=$2
 
 	shift 2
-	awk -f "$SFP_DIR/sframe_perf_check.awk" "$@" "$truth"/truth.* \
-		"$SFP_TMP/$name.script"
+	awk -f "$SFP_DIR/sframe_perf_check.awk" -v callers=call "$@" \
+		"$truth"/truth.* "$SFP_TMP/$name.script"
 }
 
 # sfp_result DESCRIPTION COMMAND...: one KTAP result, COMMAND's success.

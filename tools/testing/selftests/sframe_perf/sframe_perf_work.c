@@ -25,6 +25,10 @@
  *						then the child in exit_group
  *	sframe_perf_work dlopen DIR N LIB	the chain of the library LIB
  *						(dlopen()), N times
+ *	sframe_perf_work deep DIR N		a getppid system call N frames
+ *						down a recursion of sfp_deep;
+ *						the thread's ID is the name
+ *						of the file DIR/deep.TID
  *
  * The exit chain: sfp_exit_caller -> sfp_exit_outer -> sfp_exit_leaf, which
  * makes the system call; the thread never returns to user space, so the
@@ -367,6 +371,38 @@ static void bad_usage(void)
 	exit(1);
 }
 
+/*
+ * Recurse @depth frames deep, then make a getppid system call: a stack
+ * deeper than perf_event_max_stack (127).  The addition after the call keeps
+ * it from being a tail call.
+ */
+SFT_FN static long sfp_deep(long depth)
+{
+	long ret;
+
+	if (depth > 1)
+		ret = sfp_deep(depth - 1);
+	else
+		ret = syscall(SYS_getppid);
+	asm volatile("" : "+r" (ret));
+	return ret + 1;
+}
+
+static int run_deep(long depth)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/deep.%d", truth_dir, gettid());
+	f = fopen(path, "w");
+	if (!f)
+		die(path);
+	truth_close(f);
+	sfp_touch_stack();
+	sfp_deep(depth);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode;
@@ -386,6 +422,8 @@ int main(int argc, char **argv)
 		return run_fork(count_arg(argv[3]), argv[4], argv[3]);
 	if (!strcmp(mode, "exit") && argc == 3)
 		return run_exit();
+	if (!strcmp(mode, "deep") && argc == 4)
+		return run_deep(count_arg(argv[3]));
 #ifndef SFP_NO_DLOPEN
 	if (!strcmp(mode, "dlopen") && argc == 5)
 		return sfp_dlopen_caller(argv[4], count_arg(argv[3]));
