@@ -141,15 +141,28 @@ static int sframe_jit_use(const struct sframe_section *sec,
 	u16 state;
 	int ret;
 
-	ret = sframe_jit_charge(budget, 3);
+	ret = sframe_jit_charge(budget, 5);
 	if (ret)
 		return ret;
+	/*
+	 * A seqcount: the state, the entry, the state again.  The JIT
+	 * rewrites an entry only while it is retired, and counts each
+	 * rewrite in the state, so that an entry read whole between two
+	 * equal live states is one version of it.
+	 */
+	ret = sframe_jit_read(&state, addr + offsetof(struct sframe_jit_entry,
+						      state), sizeof(state));
+	if (ret)
+		return ret;
+	if (!(state & SFRAME_JIT_LIVE))
+		return -ENOENT;
+	smp_rmb();
 	len = min_t(unsigned long, v->stride, sizeof(buf));
 	ret = sframe_jit_read(buf, addr, len);
 	if (ret)
 		return ret;
 	memcpy(&e, buf, sizeof(e));
-	if (!(e.state & SFRAME_JIT_LIVE))
+	if (e.state != state)
 		return -ENOENT;
 	/* Not empty, covering @off, inside the area */
 	if (!e.size || off < e.off || off - e.off >= e.size ||
@@ -182,10 +195,7 @@ static int sframe_jit_use(const struct sframe_section *sec,
 		sframe_reject("JIT entry words past its stride");
 		return -EBADMSG;
 	}
-	/*
-	 * The entry as read is one version of it: the JIT rewrites an entry
-	 * only while it is retired, and counts the rewrite in @state.
-	 */
+	/* The entry as read is one version of it */
 	smp_rmb();
 	ret = sframe_jit_read(&state, addr + offsetof(struct sframe_jit_entry,
 						      state), sizeof(state));
