@@ -204,6 +204,7 @@ static_assert(sizeof(struct sframe_fde_v3_attr) == 5);
 #define SFRAME_JIT_ENTRY_MAX		256
 #define SFRAME_JIT_MAX_TABLES		16
 #define SFRAME_JIT_LIVE			0x0001
+#define SFRAME_JIT_TYPE_MASK		0x1f	/* the FDE type; no other bits */
 
 struct sframe_jit_table {
 	u32	version;

@@ -126,9 +126,10 @@ static int sframe_jit_entry_off(const struct sframe_jit_view *v, u64 i,
 }
 
 /*
- * Entry @i covers @off: check it against its neighbours and the area, read
- * its words, check that it was not rewritten meanwhile, and decode it.
- * Returns -ENOENT for a retired entry.
+ * Entry @i is the last that starts at or before @off: check it against the
+ * area and its neighbours, read its words, check that it was not rewritten
+ * meanwhile, and decode it.  Returns -ENOENT for a retired entry, or one
+ * that ends before @off (or that changed under the search).
  */
 static int sframe_jit_use(const struct sframe_section *sec,
 			  const struct sframe_jit_view *v, u64 i, u32 off,
@@ -164,12 +165,18 @@ static int sframe_jit_use(const struct sframe_section *sec,
 	memcpy(&e, buf, sizeof(e));
 	if (e.state != state)
 		return -ENOENT;
-	/* Not empty, covering @off, inside the area */
-	if (!e.size || off < e.off || off - e.off >= e.size ||
-	    (u64)e.off + e.size > sec->text_end - sec->text_start) {
+	/* Not empty, inside the area, a known type */
+	if (!e.size || (u64)e.off + e.size > sec->text_end - sec->text_start) {
 		sframe_reject("JIT entry out of place");
 		return -EBADMSG;
 	}
+	if (e.type & ~SFRAME_JIT_TYPE_MASK) {
+		sframe_reject("unknown JIT entry type");
+		return -EOPNOTSUPP;
+	}
+	/* @off may lie after it, where the JIT described no code here */
+	if (off < e.off || off - e.off >= e.size)
+		return -ENOENT;
 	/* Its neighbours do not overlap it */
 	if (i > 0) {
 		ret = sframe_jit_read(&n, addr - v->stride, sizeof(n));
@@ -184,7 +191,7 @@ static int sframe_jit_use(const struct sframe_section *sec,
 		ret = sframe_jit_read(&n, addr + v->stride, sizeof(n));
 		if (ret)
 			return ret;
-		if (n.off < e.off + e.size) {
+		if (n.off < (u64)e.off + e.size) {
 			sframe_reject("JIT entries out of order or overlapping");
 			return -EBADMSG;
 		}
