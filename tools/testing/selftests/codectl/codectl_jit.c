@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -98,8 +99,13 @@ static void emit(unsigned char *p, unsigned int slot, unsigned int fn)
 	memcpy(p + 22, tail, sizeof(tail));
 }
 
+/* The code area: room for the big table's 10^5 one-byte ranges too */
+#define CODE_PAGES	32
+#define BIG_ENTRIES	100000
+#define BIG_OFF		0x400
+
 static long page;
-static unsigned char *code;		/* the code area: one page */
+static unsigned char *code;		/* the code area, CODE_PAGES pages */
 static long (*jit_a)(struct jt_walk *w);
 static long (*jit_b)(struct jt_walk *w);
 
@@ -146,16 +152,16 @@ __attribute__((noipa)) static long jt_entry(struct jt_walk *w)
  */
 static int make_code(void)
 {
-	code = mmap(NULL, page, PROT_READ | PROT_WRITE,
+	code = mmap(NULL, CODE_PAGES * page, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (code == MAP_FAILED) {
 		ksft_perror("mmap of the code area");
 		return -1;
 	}
-	memset(code, 0xcc, page);	/* int3 between the functions */
+	memset(code, 0xcc, CODE_PAGES * page);	/* int3 around the functions */
 	emit(code + JIT_A_OFF, 3, 0);
 	emit(code + JIT_B_OFF, 1, 1);
-	if (mprotect(code, page, PROT_READ | PROT_EXEC)) {
+	if (mprotect(code, CODE_PAGES * page, PROT_READ | PROT_EXEC)) {
 		ksft_perror("mprotect RX of the code area");
 		return -1;
 	}
@@ -227,7 +233,7 @@ static int jit_register(struct codectl_jit_table *t, size_t bytes)
 {
 	struct codectl_jit arg = {
 		.text_start = (unsigned long)code,
-		.text_end = (unsigned long)code + page,
+		.text_end = (unsigned long)code + CODE_PAGES * page,
 		.table = (unsigned long)t,
 		.table_size = bytes,
 	};
@@ -383,8 +389,8 @@ static void basic(void)
 	check(CHAIN, "registered: the stack is the chain");
 
 	/* W^X: the JIT writes its code again, and runs it */
-	if (mprotect(code, page, PROT_READ | PROT_WRITE) ||
-	    mprotect(code, page, PROT_READ | PROT_EXEC))
+	if (mprotect(code, CODE_PAGES * page, PROT_READ | PROT_WRITE) ||
+	    mprotect(code, CODE_PAGES * page, PROT_READ | PROT_EXEC))
 		ksft_perror("mprotect");
 	check(CHAIN, "after RX, RW, RX of the code: the chain");
 
@@ -588,7 +594,7 @@ static void hostile(void)
 			break;
 		case H_PAST:
 			/* the body entry ends past the code area */
-			codectl_jit_entry(t, 4)->size = page;
+			codectl_jit_entry(t, 4)->size = CODE_PAGES * page;
 			/* and the next does not overlap it: make it the last */
 			t->used = 5;
 			break;
@@ -612,11 +618,77 @@ static void hostile(void)
 	}
 }
 
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/*
+ * A table of 10^5 entries besides the functions': the lookup's binary
+ * search finds them all the same.  Figures: the cost of an append, and of
+ * the system calls a registration per function would cost instead.
+ */
+static void big(void)
+{
+	size_t bytes = codectl_jit_table_bytes(ENTRY_SIZE, BIG_ENTRIES + 6);
+	struct codectl_jit_table *t;
+	const unsigned char cfa8 = 8;
+	double t0, append_ns, reg_ns;
+	bool ok = true;
+	int i, err;
+
+	t = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (t == MAP_FAILED) {
+		ksft_test_result_fail("a table of %d entries: mmap\n",
+				      BIG_ENTRIES);
+		return;
+	}
+	codectl_jit_table_init(t, ENTRY_SIZE, BIG_ENTRIES + 6);
+	err = jit_register(t, bytes);
+	if (err || append_fn(t, JIT_A_OFF) < 0 || append_fn(t, JIT_B_OFF) < 0) {
+		ksft_test_result_fail("a table of %d entries: %s\n",
+				      BIG_ENTRIES, strerror(err));
+		munmap(t, bytes);
+		return;
+	}
+	t0 = now_ns();
+	for (i = 0; i < BIG_ENTRIES; i++)
+		ok &= codectl_jit_append(t, BIG_OFF + i, 1, INFO_SP_1B,
+					 CODECTL_JIT_TYPE_DEFAULT, &cfa8,
+					 1) >= 0;
+	append_ns = (now_ns() - t0) / BIG_ENTRIES;
+	if (!ok)
+		ksft_print_msg("an append failed\n");
+	check(CHAIN, "a table of 10^5 entries more: the chain");
+	ct_unregister((unsigned long)code);
+	munmap(t, bytes);
+
+	/* What a registration per function would cost: 1000 of them */
+	t = table_new(16, &bytes);
+	t0 = now_ns();
+	for (i = 0; t && i < 1000; i++) {
+		err = jit_register(t, bytes);
+		if (!err)
+			err = ct_unregister((unsigned long)code);
+		if (err)
+			break;
+	}
+	reg_ns = (now_ns() - t0) / 1000;
+	if (t)
+		table_free(t);
+	ksft_print_msg("an append: %.0f ns; a CODECTL_REGISTER_JIT and CODECTL_UNREGISTER pair: %.0f ns\n",
+		       append_ns, reg_ns);
+}
+
 int main(void)
 {
 	page = sysconf(_SC_PAGESIZE);
 	ksft_print_header();
-	ksft_set_plan(10 + 5 + 2 * H_NR);
+	ksft_set_plan(10 + 5 + 2 * H_NR + 1);
 
 	tp_id = sft_tracepoint_id("syscalls", "sys_enter_getppid");
 	if (tp_id < 0)
@@ -627,5 +699,6 @@ int main(void)
 	basic();
 	chains();
 	hostile();
+	big();
 	ksft_finished();
 }
