@@ -1023,11 +1023,10 @@ static int sframe_flex_rule(const struct sframe_section *sec,
  * or not: the one place that turns FRE words into a struct sframe_rule,
  * for sections and for JIT tables alike.
  */
-static __always_inline int sframe_rule_from_fre(const struct sframe_section *sec,
-						const struct sframe_fde *fde,
-						const struct sframe_fre *fre,
-						bool topmost,
-						struct sframe_rule *rule)
+static __always_inline int
+sframe_rule_from_fre(const struct sframe_section *sec,
+		     const struct sframe_fde *fde, const struct sframe_fre *fre,
+		     bool topmost, struct sframe_rule *rule)
 {
 	const struct sframe_abi *abi;
 	int ret;

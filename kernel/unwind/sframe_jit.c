@@ -100,7 +100,8 @@ static int sframe_jit_table(unsigned long addr, unsigned long end,
 	 * of @used (and of @next, which the previous table's read saw).
 	 */
 	smp_rmb();
-	if (h.version != SFRAME_JIT_VERSION || !sframe_jit_stride_ok(h.entry_size)) {
+	if (h.version != SFRAME_JIT_VERSION ||
+	    !sframe_jit_stride_ok(h.entry_size)) {
 		sframe_reject("bad JIT table header");
 		return -EBADMSG;
 	}

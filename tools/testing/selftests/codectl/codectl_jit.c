@@ -30,6 +30,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -618,6 +620,62 @@ static void hostile(void)
 	}
 }
 
+/* The writer thread of the race: retire and rewrite entries in a loop */
+struct racer {
+	struct codectl_jit_table *t;
+	unsigned long first, n;		/* the entries it cycles through */
+	atomic_bool stop;
+	unsigned long rounds;
+};
+
+static void *race(void *arg)
+{
+	struct racer *r = arg;
+	unsigned long i;
+
+	while (!atomic_load(&r->stop)) {
+		for (i = r->first; i < r->first + r->n; i++) {
+			struct codectl_jit_entry *e = codectl_jit_entry(r->t, i);
+			unsigned char words[4];
+
+			memcpy(words, e->data, sizeof(words));
+			codectl_jit_retire(r->t, i);
+			codectl_jit_rewrite(r->t, i, e->off, e->size, e->info,
+					    e->type, words, sizeof(words));
+		}
+		r->rounds++;
+	}
+	return NULL;
+}
+
+/*
+ * Sample the chain @n times while a thread retires and rewrites entries
+ * @first to @first + @n_entries - 1 of @t in a loop.  Returns how many
+ * samples were the chain, or -1 if one was broken.
+ */
+static int race_samples(struct codectl_jit_table *t, unsigned long first,
+			unsigned long n_entries, int n, unsigned long *rounds)
+{
+	struct racer r = { .t = t, .first = first, .n = n_entries };
+	pthread_t th;
+	int i, chain = 0;
+	enum verdict v;
+
+	if (pthread_create(&th, NULL, race, &r))
+		return -1;
+	for (i = 0; i < n; i++) {
+		v = run_chain(true);
+		if (v == BROKEN)
+			chain = -1;
+		if (v == CHAIN && chain >= 0)
+			chain++;
+	}
+	atomic_store(&r.stop, true);
+	pthread_join(th, NULL);
+	*rounds = r.rounds;
+	return chain;
+}
+
 static double now_ns(void)
 {
 	struct timespec ts;
@@ -664,6 +722,21 @@ static void big(void)
 	if (!ok)
 		ksft_print_msg("an append failed\n");
 	check(CHAIN, "a table of 10^5 entries more: the chain");
+
+	/* Another thread retires and rewrites 1000 of the other entries */
+	{
+		unsigned long rounds = 0;
+		int n = race_samples(t, 6 + BIG_ENTRIES / 2, 1000, 20, &rounds);
+
+		ksft_test_result(n == 20,
+				 "20 samples while another thread retires and rewrites other entries: %d the chain (%lu rounds of 1000)\n",
+				 n, rounds);
+		/* ... and jit_b's own entries: either, never broken */
+		n = race_samples(t, 3, 3, 20, &rounds);
+		ksft_test_result(n >= 0,
+				 "20 samples while another thread retires and rewrites jit_b's entries: %d the chain, the others fell back (%lu rounds)\n",
+				 n, rounds);
+	}
 	ct_unregister((unsigned long)code);
 	munmap(t, bytes);
 
@@ -688,7 +761,7 @@ int main(void)
 {
 	page = sysconf(_SC_PAGESIZE);
 	ksft_print_header();
-	ksft_set_plan(10 + 5 + 2 * H_NR + 1);
+	ksft_set_plan(10 + 5 + 2 * H_NR + 3);
 
 	tp_id = sft_tracepoint_id("syscalls", "sys_enter_getppid");
 	if (tp_id < 0)
