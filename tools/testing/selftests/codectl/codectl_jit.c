@@ -386,7 +386,8 @@ static void basic(void)
 		return;
 	}
 	ksft_test_result(jit_line(&l) == 1 && !strcmp(l.state, "ok") &&
-			 l.sframe_start == (unsigned long)t,
+			 !l.version && l.sframe_start == (unsigned long)t &&
+			 l.text_end == (unsigned long)code + CODE_PAGES * page,
 			 "/proc/self/sframe shows the JIT registration\n");
 	check(CHAIN, "registered: the stack is the chain");
 

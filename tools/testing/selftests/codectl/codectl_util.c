@@ -87,9 +87,13 @@ static bool parse_line(char *s, struct ct_line *l)
 
 	memset(l, 0, sizeof(*l));
 	s[strcspn(s, "\n")] = '\0';
-	if (sscanf(s, "%lx-%lx %lx-%lx v%u %15s %15s%n", &l->text_start,
-		   &l->text_end, &l->sframe_start, &l->sframe_end,
-		   &l->version, l->source, l->state, &n) != 7 || !n)
+	/* A JIT registration (CODECTL_REGISTER_JIT) says "jit": version 0 */
+	if ((sscanf(s, "%lx-%lx %lx-%lx v%u %15s %15s%n", &l->text_start,
+		    &l->text_end, &l->sframe_start, &l->sframe_end,
+		    &l->version, l->source, l->state, &n) != 7 || !n) &&
+	    (sscanf(s, "%lx-%lx %lx-%lx jit %15s %15s%n", &l->text_start,
+		    &l->text_end, &l->sframe_start, &l->sframe_end,
+		    l->source, l->state, &n) != 6 || !n))
 		return false;
 	if (strcmp(l->source, "exec") && strcmp(l->source, "codectl"))
 		return false;

@@ -63,7 +63,7 @@ int ct_unregister(unsigned long text_start);
 struct ct_line {
 	unsigned long text_start, text_end;
 	unsigned long sframe_start, sframe_end;
-	unsigned int version;
+	unsigned int version;		/* 0 for a JIT registration ("jit") */
 	char source[16];		/* "exec" or "codectl" */
 	char state[16];			/* "ok" or "bad" */
 	unsigned long sframe_addr;	/* sframe-addr=, or 0 if not shown */
