@@ -158,6 +158,7 @@ static int sframe_jit_use(const struct sframe_section *sec,
 		return ret;
 	if (!(state & SFRAME_JIT_LIVE))
 		return -ENOENT;
+	/* The state, then the entry: pairs with the JIT's release fence */
 	smp_rmb();
 	len = min_t(unsigned long, v->stride, sizeof(buf));
 	ret = sframe_jit_read(buf, addr, len);

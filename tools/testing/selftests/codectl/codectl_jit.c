@@ -290,7 +290,7 @@ static enum verdict run_chain(bool quiet)
 	}
 	if (n != 1 || stats.lost || stats.deferred != 1 ||
 	    !samples[0].deferred || !samples[0].merged || !samples[0].nr) {
-		ksft_print_msg("%d samples, %u deferred stacks, %u lost: want one sample and its deferred stack\n",
+		ksft_print_msg("%d samples, %u deferred, %u lost: want 1 and 1\n",
 			       n, stats.deferred, stats.lost);
 		return BROKEN;
 	}
@@ -557,7 +557,7 @@ static const char * const hostile_name[] = {
 	"an entry whose words pass its stride",
 };
 
-static void hostile(void)
+static void hostile_tables(void)
 {
 	struct codectl_jit_table *t, saved;
 	struct codectl_jit_entry e3, e4;
@@ -754,7 +754,7 @@ static void big(void)
 	reg_ns = (now_ns() - t0) / 1000;
 	if (t)
 		table_free(t);
-	ksft_print_msg("an append: %.0f ns; a CODECTL_REGISTER_JIT and CODECTL_UNREGISTER pair: %.0f ns\n",
+	ksft_print_msg("append: %.0f ns; JIT register + unregister: %.0f ns\n",
 		       append_ns, reg_ns);
 }
 
@@ -772,7 +772,7 @@ int main(void)
 
 	basic();
 	chains();
-	hostile();
+	hostile_tables();
 	big();
 	ksft_finished();
 }
