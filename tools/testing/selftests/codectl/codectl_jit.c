@@ -2,8 +2,8 @@
 /*
  * CODECTL_REGISTER_JIT: the user stack through code emitted at run time.
  *
- * The test emits two x86-64 functions without frame pointers into an
- * anonymous mapping (written while RW, run once RX), and runs
+ * The test emits two x86-64 or AArch64 functions without frame pointers
+ * into an anonymous mapping (written while RW, run once RX), and runs
  *
  *	run_chain -> jt_entry -> jit_a -> jt_middle -> jit_b -> jt_leaf -> getppid
  *
@@ -13,8 +13,9 @@
  * by address, with that chain.  The C functions are built with
  * -fomit-frame-pointer -Wa,--gsframe (the kernel registered the program at
  * exec); the JIT functions are described by a CODECTL_REGISTER_JIT table
- * (tools/include/tools/codectl_jit.h), three entries each: before, inside
- * and after its stack adjustment.
+ * (tools/include/tools/codectl_jit.h), an entry for each of the rows an
+ * assembler would emit for it: before, inside and after its stack
+ * adjustment (and on arm64, while its return address is saved).
  *
  * Without the registration, the JIT frames can only be unwound by frame
  * pointer, which they do not keep: the stack is not the chain (the test's
@@ -61,10 +62,27 @@ struct jt_walk {
 #define RA_OFF(i)	(offsetof(struct jt_walk, ra) + (i) * sizeof(long))
 #define FN_OFF(i)	(offsetof(struct jt_walk, fn) + (i) * sizeof(void *))
 
+/* Where the two functions lie in the code area */
+#define JIT_A_OFF	0x40
+#define JIT_B_OFF	0x200
+
 /*
- * The emitted function: record the return address in ra[@slot], call
- * fn[@fn](w) with w still in %rdi, return what it returned.  No frame
- * pointer; the stack stays 16-byte aligned at the call.
+ * The rows of the emitted function's unwind table: where each starts, and
+ * its SFrame FRE words (1 byte each): the CFA's offset from SP, then on
+ * arm64 the return address's from the CFA when it is saved (else it is in
+ * the link register, for the topmost frame only).
+ */
+struct jt_row {
+	unsigned char start;
+	unsigned char nwords;
+	signed char words[2];
+};
+
+#if defined(__x86_64__)
+/*
+ * Record the return address in ra[@slot], call fn[@fn](w) with w still in
+ * %rdi, return what it returned.  No frame pointer; the stack stays
+ * 16-byte aligned at the call.
  *
  *	 0: 48 83 ec 18		sub    $0x18,%rsp
  *	 4: 48 8b 44 24 18	mov    0x18(%rsp),%rax
@@ -72,15 +90,16 @@ struct jt_walk {
  *	16: ff 97 d32		call   *d32(%rdi)
  *	22: 48 83 c4 18		add    $0x18,%rsp
  *	26: c3			ret
+ *
+ * CFA = SP + 8 before the sub and at the ret, SP + 32 in between; the
+ * return address at CFA - 8, as the ABI fixes it.
  */
 #define JIT_SIZE	27
-#define JIT_BODY	4	/* first byte after the sub */
-#define JIT_RET		26	/* the ret */
 #define JIT_CALL_END	22	/* where the call returns */
 
-/* Where the two functions lie in the code area */
-#define JIT_A_OFF	0x40
-#define JIT_B_OFF	0x200
+static const struct jt_row rows[] = {
+	{ 0, 1, { 8 } }, { 4, 1, { 32 } }, { 26, 1, { 8 } },
+};
 
 static void emit(unsigned char *p, unsigned int slot, unsigned int fn)
 {
@@ -100,6 +119,67 @@ static void emit(unsigned char *p, unsigned int slot, unsigned int fn)
 	memcpy(p + 18, &d, 4);
 	memcpy(p + 22, tail, sizeof(tail));
 }
+#elif defined(__aarch64__)
+/*
+ * The same in AArch64, w in x0.  No frame record: x29 is untouched.
+ *
+ *	 0: sub  sp, sp, #32
+ *	 4: str  x30, [sp, #16]
+ *	 8: str  x30, [x0, #ra_off]
+ *	12: ldr  x16, [x0, #fn_off]
+ *	16: blr  x16
+ *	20: ldr  x30, [sp, #16]
+ *	24: add  sp, sp, #32
+ *	28: ret
+ *
+ * CFA = SP before the sub and at the ret, SP + 32 in between; the return
+ * address in x30 but from 8 to 20, where it is at CFA - 16 (its saved
+ * copy is what a frame below the topmost one has).
+ */
+#define JIT_SIZE	32
+#define JIT_CALL_END	20
+
+static const struct jt_row rows[] = {
+	{ 0, 1, { 0 } }, { 4, 1, { 32 } }, { 8, 2, { 32, -16 } },
+	{ 24, 1, { 32 } }, { 28, 1, { 0 } },
+};
+
+static void emit(unsigned char *p, unsigned int slot, unsigned int fn)
+{
+	const unsigned int insn[] = {
+		0xd10083ff,				/* sub sp, sp, #32 */
+		0xf9000bfe,				/* str x30, [sp, #16] */
+		0xf900001e | (RA_OFF(slot) / 8) << 10,	/* str x30, [x0, #] */
+		0xf9400010 | (FN_OFF(fn) / 8) << 10,	/* ldr x16, [x0, #] */
+		0xd63f0200,				/* blr x16 */
+		0xf9400bfe,				/* ldr x30, [sp, #16] */
+		0x910083ff,				/* add sp, sp, #32 */
+		0xd65f03c0,				/* ret */
+	};
+
+	memcpy(p, insn, sizeof(insn));
+}
+#endif
+
+#define NROWS		ARRAY_SIZE(rows)
+/* Entries of a table holding both functions: jit_a's, then jit_b's */
+#define JB		NROWS
+
+/* The size of row @k */
+static unsigned int row_size(unsigned int k)
+{
+	return (k + 1 < NROWS ? rows[k + 1].start : JIT_SIZE) - rows[k].start;
+}
+
+/* The row that covers the call's return address minus one */
+static unsigned int call_row(void)
+{
+	unsigned int k = 0;
+
+	while (k + 1 < NROWS && rows[k + 1].start <= JIT_CALL_END - 1)
+		k++;
+	return k;
+}
 
 /* The code area: room for the big table's 10^5 one-byte ranges too */
 #define CODE_PAGES	32
@@ -118,11 +198,25 @@ __attribute__((noipa)) static long jt_leaf(struct jt_walk *w)
 	long ret;
 
 	w->ra[0] = (unsigned long)__builtin_return_address(0);
+#if defined(__x86_64__)
 	asm volatile("syscall\n"
 		     "1:\tlea 1b(%%rip), %1"
 		     : "=a" (ret), "=r" (ip)
 		     : "0" ((long)__NR_getppid)
 		     : "rcx", "r11", "memory");
+#else
+	{
+		register long x8 asm("x8") = __NR_getppid;
+		register long x0 asm("x0");
+
+		asm volatile("svc #0\n"
+			     "1:\tadr %1, 1b"
+			     : "=r" (x0), "=r" (ip)
+			     : "r" (x8)
+			     : "memory");
+		ret = x0;
+	}
+#endif
 	w->top_ip = ip;
 	w->ret = ret;
 	return ret + 1;
@@ -163,6 +257,8 @@ static int make_code(void)
 	memset(code, 0xcc, CODE_PAGES * page);	/* int3 around the functions */
 	emit(code + JIT_A_OFF, 3, 0);
 	emit(code + JIT_B_OFF, 1, 1);
+	__builtin___clear_cache((char *)code, (char *)code + JIT_B_OFF +
+				JIT_SIZE);
 	if (mprotect(code, CODE_PAGES * page, PROT_READ | PROT_EXEC)) {
 		ksft_perror("mprotect RX of the code area");
 		return -1;
@@ -175,8 +271,6 @@ static int make_code(void)
 /* ---- Tables ---------------------------------------------------------- */
 
 #define ENTRY_SIZE	16
-#define INFO_SP_1B	CODECTL_JIT_INFO(CODECTL_JIT_CFA_SP, 1, \
-					 CODECTL_JIT_WORD_1B)
 
 /* A table of @reserved entries in a mapping of its own, whole pages */
 static struct codectl_jit_table *table_new(unsigned long reserved,
@@ -204,31 +298,32 @@ static void table_free(struct codectl_jit_table *t)
 	munmap(t, page);
 }
 
-/*
- * The three entries of the function at @off: CFA = SP + 8 before the sub
- * and at the ret, SP + 32 in between (the return address at CFA - 8, as
- * the x86-64 ABI fixes it; the frame pointer untouched).  Returns the
- * index of the first, or -1.
- */
+/* The FRE info byte of row @k: CFA from SP, 1-byte words */
+static unsigned char row_info(unsigned int k)
+{
+	return CODECTL_JIT_INFO(CODECTL_JIT_CFA_SP, rows[k].nwords,
+				CODECTL_JIT_WORD_1B);
+}
+
+/* The entries of the function at @off.  Returns the first's index, or -1 */
 static long append_fn(struct codectl_jit_table *t, unsigned int off)
 {
-	const unsigned char cfa8 = 8, cfa32 = 32;
-	long i;
+	long first = -1, i;
+	unsigned int k;
 
-	i = codectl_jit_append(t, off, JIT_BODY, INFO_SP_1B,
-			       CODECTL_JIT_TYPE_DEFAULT, &cfa8, 1);
-	if (i < 0 ||
-	    codectl_jit_append(t, off + JIT_BODY, JIT_RET - JIT_BODY,
-			       INFO_SP_1B, CODECTL_JIT_TYPE_DEFAULT, &cfa32,
-			       1) < 0 ||
-	    codectl_jit_append(t, off + JIT_RET, JIT_SIZE - JIT_RET,
-			       INFO_SP_1B, CODECTL_JIT_TYPE_DEFAULT, &cfa8,
-			       1) < 0) {
-		ksft_print_msg("cannot append the entries of the function at %#x\n",
-			       off);
-		return -1;
+	for (k = 0; k < NROWS; k++) {
+		i = codectl_jit_append(t, off + rows[k].start, row_size(k),
+				       row_info(k), CODECTL_JIT_TYPE_DEFAULT,
+				       rows[k].words, rows[k].nwords);
+		if (i < 0) {
+			ksft_print_msg("cannot append the entries of the function at %#x\n",
+				       off);
+			return -1;
+		}
+		if (!k)
+			first = i;
 	}
-	return i;
+	return first;
 }
 
 static int jit_register(struct codectl_jit_table *t, size_t bytes)
@@ -398,21 +493,20 @@ static void basic(void)
 	check(CHAIN, "after RX, RW, RX of the code: the chain");
 
 	/* jit_b's entries are 3 to 5 */
-	for (i = 3; i < 6; i++)
-		codectl_jit_retire(t, i);
+	for (i = 0; i < (int)NROWS; i++)
+		codectl_jit_retire(t, JB + i);
 	check(NOT_CHAIN, "jit_b's entries retired: not used");
 	{
-		const unsigned char cfa8 = 8, cfa32 = 32;
+		unsigned int k;
 		int err = 0;
 
-		err |= codectl_jit_rewrite(t, 3, JIT_B_OFF, JIT_BODY,
-					   INFO_SP_1B, 0, &cfa8, 1);
-		err |= codectl_jit_rewrite(t, 4, JIT_B_OFF + JIT_BODY,
-					   JIT_RET - JIT_BODY, INFO_SP_1B, 0,
-					   &cfa32, 1);
-		err |= codectl_jit_rewrite(t, 5, JIT_B_OFF + JIT_RET,
-					   JIT_SIZE - JIT_RET, INFO_SP_1B, 0,
-					   &cfa8, 1);
+		for (k = 0; k < NROWS; k++)
+			err |= codectl_jit_rewrite(t, JB + k,
+						   JIT_B_OFF + rows[k].start,
+						   row_size(k), row_info(k),
+						   CODECTL_JIT_TYPE_DEFAULT,
+						   rows[k].words,
+						   rows[k].nwords);
 		if (err)
 			ksft_print_msg("codectl_jit_rewrite() refused\n");
 	}
@@ -458,12 +552,12 @@ static struct codectl_jit_table *chained(unsigned int depth,
 	size_t bytes;
 	unsigned int i;
 
-	t = table_new(3, &bytes);
+	t = table_new(NROWS, &bytes);
 	tabs[0] = t;
 	if (!t || append_fn(t, JIT_A_OFF) < 0)
 		return NULL;
 	for (i = 1; i <= depth; i++) {
-		tabs[i] = table_new(3, NULL);
+		tabs[i] = table_new(NROWS, NULL);
 		if (!tabs[i])
 			return NULL;
 		codectl_jit_chain(tabs[i - 1], tabs[i]);
@@ -524,7 +618,7 @@ static void chains(void)
 	{
 		size_t bytes;
 
-		tabs[0] = table_new(3, &bytes);
+		tabs[0] = table_new(NROWS, &bytes);
 		if (tabs[0] && append_fn(tabs[0], JIT_A_OFF) >= 0 &&
 		    !jit_register(tabs[0], bytes)) {
 			codectl_jit_chain(tabs[0], tabs[0]);
@@ -560,7 +654,8 @@ static const char * const hostile_name[] = {
 static void hostile_tables(void)
 {
 	struct codectl_jit_table *t, saved;
-	struct codectl_jit_entry e3, e4;
+	unsigned int body = JB + call_row(), prev = body - 1;
+	struct codectl_jit_entry ep, eb;
 	char what[128];
 	int h;
 
@@ -571,8 +666,8 @@ static void hostile_tables(void)
 			continue;
 		}
 		saved = *t;
-		e3 = *codectl_jit_entry(t, 3);
-		e4 = *codectl_jit_entry(t, 4);
+		ep = *codectl_jit_entry(t, prev);
+		eb = *codectl_jit_entry(t, body);
 		switch (h) {
 		case H_USED:
 			t->used = t->reserved + 1;
@@ -588,22 +683,22 @@ static void hostile_tables(void)
 			break;
 		case H_ORDER:
 			/* jit_b's body entry (4) before its first (3) */
-			codectl_jit_entry(t, 3)->off = e4.off;
-			codectl_jit_entry(t, 4)->off = e3.off;
+			codectl_jit_entry(t, prev)->off = eb.off;
+			codectl_jit_entry(t, body)->off = ep.off;
 			break;
 		case H_OVERLAP:
 			/* entry 3 runs into the body entry, which covers the RA */
-			codectl_jit_entry(t, 3)->size = e3.size + 1;
+			codectl_jit_entry(t, prev)->size = ep.size + 1;
 			break;
 		case H_PAST:
 			/* the body entry ends past the code area */
-			codectl_jit_entry(t, 4)->size = CODE_PAGES * page;
+			codectl_jit_entry(t, body)->size = CODE_PAGES * page;
 			/* and the next does not overlap it: make it the last */
-			t->used = 5;
+			t->used = body + 1;
 			break;
 		case H_WORDS:
 			/* 15 words of 4 bytes in a stride of 16 */
-			codectl_jit_entry(t, 4)->info =
+			codectl_jit_entry(t, body)->info =
 				CODECTL_JIT_INFO(CODECTL_JIT_CFA_SP, 15,
 						 CODECTL_JIT_WORD_4B);
 			break;
@@ -612,8 +707,8 @@ static void hostile_tables(void)
 		check(NOT_CHAIN, what);
 
 		*t = saved;
-		*codectl_jit_entry(t, 3) = e3;
-		*codectl_jit_entry(t, 4) = e4;
+		*codectl_jit_entry(t, prev) = ep;
+		*codectl_jit_entry(t, body) = eb;
 		snprintf(what, sizeof(what), "%s, put right: the chain",
 			 hostile_name[h]);
 		check(CHAIN, what);
@@ -692,9 +787,9 @@ static double now_ns(void)
  */
 static void big(void)
 {
-	size_t bytes = codectl_jit_table_bytes(ENTRY_SIZE, BIG_ENTRIES + 6);
+	size_t bytes = codectl_jit_table_bytes(ENTRY_SIZE,
+					       BIG_ENTRIES + 2 * NROWS);
 	struct codectl_jit_table *t;
-	const unsigned char cfa8 = 8;
 	double t0, append_ns, reg_ns;
 	bool ok = true;
 	int i, err;
@@ -706,7 +801,7 @@ static void big(void)
 				      BIG_ENTRIES);
 		return;
 	}
-	codectl_jit_table_init(t, ENTRY_SIZE, BIG_ENTRIES + 6);
+	codectl_jit_table_init(t, ENTRY_SIZE, BIG_ENTRIES + 2 * NROWS);
 	err = jit_register(t, bytes);
 	if (err || append_fn(t, JIT_A_OFF) < 0 || append_fn(t, JIT_B_OFF) < 0) {
 		ksft_test_result_fail("a table of %d entries: %s\n",
@@ -716,9 +811,9 @@ static void big(void)
 	}
 	t0 = now_ns();
 	for (i = 0; i < BIG_ENTRIES; i++)
-		ok &= codectl_jit_append(t, BIG_OFF + i, 1, INFO_SP_1B,
-					 CODECTL_JIT_TYPE_DEFAULT, &cfa8,
-					 1) >= 0;
+		ok &= codectl_jit_append(t, BIG_OFF + i, 1, row_info(1),
+					 CODECTL_JIT_TYPE_DEFAULT,
+					 rows[1].words, rows[1].nwords) >= 0;
 	append_ns = (now_ns() - t0) / BIG_ENTRIES;
 	if (!ok)
 		ksft_print_msg("an append failed\n");
@@ -727,13 +822,14 @@ static void big(void)
 	/* Another thread retires and rewrites 1000 of the other entries */
 	{
 		unsigned long rounds = 0;
-		int n = race_samples(t, 6 + BIG_ENTRIES / 2, 1000, 20, &rounds);
+		int n = race_samples(t, 2 * NROWS + BIG_ENTRIES / 2, 1000,
+				     20, &rounds);
 
 		ksft_test_result(n == 20,
 				 "20 samples while another thread retires and rewrites other entries: %d the chain (%lu rounds of 1000)\n",
 				 n, rounds);
 		/* ... and jit_b's own entries: either, never broken */
-		n = race_samples(t, 3, 3, 20, &rounds);
+		n = race_samples(t, JB, NROWS, 20, &rounds);
 		ksft_test_result(n >= 0,
 				 "20 samples while another thread retires and rewrites jit_b's entries: %d the chain, the others fell back (%lu rounds)\n",
 				 n, rounds);
