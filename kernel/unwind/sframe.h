@@ -213,6 +213,7 @@ struct sframe_jit_table {
 	u64	used;
 	u64	next;
 };
+
 static_assert(sizeof(struct sframe_jit_table) == 32);
 
 struct sframe_jit_entry {
@@ -222,6 +223,7 @@ struct sframe_jit_entry {
 	u8	info;
 	u8	type;
 };
+
 static_assert(sizeof(struct sframe_jit_entry) == 12);
 
 struct sframe_section;
