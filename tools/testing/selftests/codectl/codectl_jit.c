@@ -861,8 +861,9 @@ int main(void)
 	ksft_set_plan(10 + 5 + 2 * H_NR + 3);
 
 	tp_id = sft_tracepoint_id("syscalls", "sys_enter_getppid");
-	if (tp_id < 0)
-		ksft_exit_fail_msg("no syscalls:sys_enter_getppid tracepoint\n");
+	/* Each sample's event is added to a tracepoint that stays on */
+	if (tp_id < 0 || ct_hold_tracepoint(tp_id) < 0)
+		ksft_exit_fail_msg("the getppid tracepoint does not work\n");
 	if (make_code())
 		ksft_exit_fail_msg("cannot emit the JIT code\n");
 

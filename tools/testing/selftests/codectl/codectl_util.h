@@ -143,4 +143,11 @@ const char *ct_interp(void);
 /* Hex string of @len bytes at @p, into @buf of at least 2 * @len + 1. */
 void ct_hex(char *buf, const unsigned char *p, unsigned int len);
 
+/*
+ * Keep the tracepoint @tp (syscalls:sys_enter_getppid) on for the rest of
+ * the process, and check that it fires.  Returns the event's file
+ * descriptor, or -1 after printing why.
+ */
+int ct_hold_tracepoint(int tp);
+
 #endif /* CODECTL_UTIL_H */
