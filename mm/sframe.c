@@ -64,6 +64,7 @@
 /* Bits of sframe_entry::flags */
 #define SFRAME_ENTRY_BAD	0	/* the decoder found it corrupt */
 #define SFRAME_ENTRY_USER	1	/* registered by codectl(2) */
+#define SFRAME_ENTRY_JIT	2	/* a JIT table, not an SFrame section */
 
 /**
  * struct sframe_entry - one registered (text range, .sframe range) pair
@@ -268,7 +269,7 @@ static int __sframe_add_section(struct mm_struct *mm,
 				unsigned long sframe_addr,
 				unsigned long text_start, unsigned long text_end,
 				struct sframe_objinfo *info, bool user,
-				const struct vm_special_mapping *sm)
+				const struct vm_special_mapping *sm, bool jit)
 {
 	struct sframe_section range = {
 		.text_start = text_start, .text_end = text_end,
@@ -283,12 +284,19 @@ static int __sframe_add_section(struct mm_struct *mm,
 	e = kzalloc_obj(*e, GFP_KERNEL_ACCOUNT);
 	if (!e)
 		return -ENOMEM;
-	init_ret = sframe_section_init(&e->sec, sframe_start, sframe_end,
-				       sframe_addr, text_start, text_end);
+	if (jit)
+		init_ret = sframe_jit_init(&e->sec, sframe_start, sframe_end,
+					   text_start, text_end);
+	else
+		init_ret = sframe_section_init(&e->sec, sframe_start,
+					       sframe_end, sframe_addr,
+					       text_start, text_end);
 	/* Complete before lockless lookups can see it */
 	e->info = info;
 	if (user)
 		__set_bit(SFRAME_ENTRY_USER, &e->flags);
+	if (jit)
+		__set_bit(SFRAME_ENTRY_JIT, &e->flags);
 
 	if (mmap_write_lock_killable(mm)) {
 		kfree(e);
@@ -341,7 +349,34 @@ int sframe_add_section(struct mm_struct *mm, unsigned long sframe_start,
 		       struct sframe_objinfo *info, bool user)
 {
 	return __sframe_add_section(mm, sframe_start, sframe_end, sframe_addr,
-				    text_start, text_end, info, user, NULL);
+				    text_start, text_end, info, user, NULL,
+				    false);
+}
+
+/**
+ * sframe_add_jit - register the unwind table of a JIT's code area
+ * @mm:		current's mm
+ * @table_start: user address of the first table of the chain
+ * @table_end:	end of the room reserved for it (exclusive)
+ * @text_start:	start of the code area
+ * @text_end:	end of the code area (exclusive)
+ *
+ * As sframe_add_section(), for a table in the format of struct
+ * codectl_jit_table: the code area must be mapped executable and the table
+ * readable, and the registration lives as long as both are mapped.  Its
+ * first table's header is checked here, everything else at each lookup.
+ *
+ * Return: as sframe_add_section(); -EINVAL also for a table that is not
+ * 8-byte aligned or a code area of more than 4 GiB, -ENOEXEC for a table
+ * header that is invalid.
+ */
+int sframe_add_jit(struct mm_struct *mm, unsigned long table_start,
+		   unsigned long table_end, unsigned long text_start,
+		   unsigned long text_end)
+{
+	return __sframe_add_section(mm, table_start, table_end, table_start,
+				    text_start, text_end, NULL, true, NULL,
+				    true);
 }
 
 /**
@@ -374,7 +409,8 @@ int sframe_add_special_section(struct mm_struct *mm,
 			       unsigned long text_start, unsigned long text_end)
 {
 	return __sframe_add_section(mm, sframe_start, sframe_end, sframe_start,
-				    text_start, text_end, NULL, false, sm);
+				    text_start, text_end, NULL, false, sm,
+				    false);
 }
 
 /*
@@ -688,6 +724,7 @@ int sframe_find(unsigned long ip, bool topmost, struct sframe_rule *rule,
 	struct mm_struct *mm = current->mm;
 	struct sframe_section sec;
 	struct sframe_entry *e;
+	bool jit;
 	u64 gen;
 	int ret;
 
@@ -709,8 +746,12 @@ int sframe_find(unsigned long ip, bool topmost, struct sframe_rule *rule,
 	}
 	sec = e->sec;
 	gen = e->gen;
+	jit = test_bit(SFRAME_ENTRY_JIT, &e->flags);
 	rcu_read_unlock();
 
+	/* A JIT rewrites its table at will: a bad read is no verdict on it. */
+	if (jit)
+		return sframe_jit_find_rule(&sec, ip, topmost, rule, budget);
 	ret = sframe_find_rule(&sec, ip, topmost, rule, budget);
 	if (ret == -EBADMSG)
 		sframe_mark_bad(mm, ip, gen);
@@ -758,9 +799,15 @@ static void sframe_show_entry(struct seq_file *m, struct mm_struct *mm,
 	struct vm_area_struct *vma;
 	const char *name;
 
-	seq_printf(m, "%08lx-%08lx %08lx-%08lx v%u %s %s",
+	seq_printf(m, "%08lx-%08lx %08lx-%08lx ",
 		   e->sec.text_start, e->sec.text_end,
-		   e->sec.sframe_start, e->sec.sframe_end, e->sec.version,
+		   e->sec.sframe_start, e->sec.sframe_end);
+	/* A JIT's table has no SFrame version: the line says "jit" */
+	if (test_bit(SFRAME_ENTRY_JIT, &e->flags))
+		seq_puts(m, "jit");
+	else
+		seq_printf(m, "v%u", e->sec.version);
+	seq_printf(m, " %s %s",
 		   test_bit(SFRAME_ENTRY_USER, &e->flags) ? "codectl" : "exec",
 		   test_bit(SFRAME_ENTRY_BAD, &e->flags) ? "bad" : "ok");
 	/* A section mapped apart from its object: a sidecar */

@@ -109,6 +109,7 @@ struct sframe_loc {
 #define SFRAME_RULE_RA_MANGLED	0x2	/* RA is signed (arm64 PAC) */
 #define SFRAME_RULE_PAUTH_KEY_B	0x4	/* ... with key B rather than key A */
 #define SFRAME_RULE_SIGNAL	0x8	/* signal trampoline frame (V3) */
+#define SFRAME_RULE_VOLATILE	0x10	/* from a JIT table: not to be cached */
 
 /**
  * struct sframe_rule - how to unwind one frame
@@ -154,6 +155,11 @@ int sframe_section_init(struct sframe_section *sec,
 			unsigned long text_end);
 int sframe_find_rule(const struct sframe_section *sec, unsigned long ip,
 		     bool topmost, struct sframe_rule *rule, u32 *budget);
+int sframe_jit_init(struct sframe_section *sec, unsigned long table_start,
+		    unsigned long table_end, unsigned long text_start,
+		    unsigned long text_end);
+int sframe_jit_find_rule(const struct sframe_section *sec, unsigned long ip,
+			 bool topmost, struct sframe_rule *rule, u32 *budget);
 
 /*
  * The per-mm registry (mm/sframe.c): the sections the unwinder uses, filled
@@ -206,6 +212,9 @@ int sframe_add_special_section(struct mm_struct *mm,
 			       unsigned long sframe_start,
 			       unsigned long sframe_end,
 			       unsigned long text_start, unsigned long text_end);
+int sframe_add_jit(struct mm_struct *mm, unsigned long table_start,
+		   unsigned long table_end, unsigned long text_start,
+		   unsigned long text_end);
 int sframe_remove_section(struct mm_struct *mm, unsigned long text_start);
 void sframe_move_range(struct mm_struct *mm, unsigned long old_start,
 		       unsigned long old_end, unsigned long new_start);

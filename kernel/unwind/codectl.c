@@ -5,7 +5,8 @@
  * The kernel registers the SFrame sections of a program and of its ELF
  * interpreter at exec; everything else is mapped by the dynamic loader,
  * which registers each executable range of an object with its SFrame
- * section here, and unregisters it before unmapping the object.  The ABI
+ * section here, and unregisters it before unmapping the object.  A JIT
+ * registers its code area with a table that it grows itself.  The ABI
  * is in include/uapi/linux/codectl.h and
  * Documentation/userspace-api/codectl.rst.
  *
@@ -24,6 +25,8 @@
 #include <linux/uaccess.h>
 #include <linux/codectl.h>
 
+#include "sframe.h"
+
 /* The ABI's bound on build IDs is the size of the registry's buffer. */
 static_assert(CODECTL_BUILD_ID_MAX == SFRAME_BUILD_ID_MAX);
 /* The sizes of the uapi header are the structures' layout. */
@@ -34,6 +37,39 @@ static_assert(offsetofend(struct codectl_sframe, build_id_len) ==
 static_assert(sizeof(struct codectl_sframe) == CODECTL_SFRAME_SIZE_VER2);
 static_assert(sizeof(struct codectl_unregister) ==
 	      CODECTL_UNREGISTER_SIZE_VER0);
+static_assert(sizeof(struct codectl_jit) == CODECTL_JIT_SIZE_VER0);
+/* The JIT table as the lookups read it (kernel/unwind/sframe.h) */
+static_assert(sizeof(struct codectl_jit_table) ==
+	      sizeof(struct sframe_jit_table));
+static_assert(offsetof(struct codectl_jit_table, entry_size) ==
+	      offsetof(struct sframe_jit_table, entry_size));
+static_assert(offsetof(struct codectl_jit_table, used) ==
+	      offsetof(struct sframe_jit_table, used));
+static_assert(offsetof(struct codectl_jit_table, next) ==
+	      offsetof(struct sframe_jit_table, next));
+static_assert(sizeof(struct codectl_jit_entry) ==
+	      sizeof(struct sframe_jit_entry));
+static_assert(offsetof(struct codectl_jit_entry, state) ==
+	      offsetof(struct sframe_jit_entry, state));
+static_assert(offsetof(struct codectl_jit_entry, info) ==
+	      offsetof(struct sframe_jit_entry, info));
+static_assert(offsetof(struct codectl_jit_entry, type) ==
+	      offsetof(struct sframe_jit_entry, type));
+static_assert(CODECTL_JIT_VERSION == SFRAME_JIT_VERSION);
+static_assert(CODECTL_JIT_ENTRY_MIN == SFRAME_JIT_ENTRY_MIN);
+static_assert(CODECTL_JIT_ENTRY_MAX == SFRAME_JIT_ENTRY_MAX);
+static_assert(CODECTL_JIT_MAX_TABLES == SFRAME_JIT_MAX_TABLES);
+static_assert(CODECTL_JIT_LIVE == SFRAME_JIT_LIVE);
+/* An entry's rule is an SFrame FRE and FDE type */
+static_assert(CODECTL_JIT_CFA_SP == SFRAME_FRE_INFO_BASE_SP);
+static_assert(CODECTL_JIT_RA_MANGLED == SFRAME_FRE_INFO_RA_MANGLED);
+static_assert(CODECTL_JIT_INFO(0, 15, CODECTL_JIT_WORD_4B) ==
+	      ((15 << 1) | (SFRAME_FRE_WORD_4B << 5)));
+static_assert(CODECTL_JIT_TYPE_DEFAULT == SFRAME_FDE_TYPE_DEFAULT);
+static_assert(CODECTL_JIT_TYPE_FLEX == SFRAME_FDE_TYPE_FLEX);
+static_assert(CODECTL_JIT_FLEX_REG == SFRAME_FLEX_REG_P);
+static_assert(CODECTL_JIT_FLEX_DEREF == SFRAME_FLEX_DEREF_P);
+static_assert(SFRAME_FLEX_REGNUM(CODECTL_JIT_FLEX_REGNUM(29)) == 29);
 
 /*
  * Copy in an option's structure of @usize bytes, at least its first version
@@ -158,6 +194,33 @@ static int codectl_register_sframe(const void __user *uinfo, size_t size)
 	return ret;
 }
 
+static int codectl_register_jit(const void __user *uinfo, size_t size)
+{
+	struct codectl_jit arg;
+	int ret;
+
+	ret = codectl_copy_info(&arg, sizeof(arg), CODECTL_JIT_SIZE_VER0,
+				uinfo, size);
+	if (ret)
+		return ret;
+
+	arg.text_start = untagged_addr(arg.text_start);
+	arg.text_end = untagged_addr(arg.text_end);
+	arg.table = untagged_addr(arg.table);
+	/* Non-empty ranges of user addresses that do not wrap */
+	if (arg.text_start >= arg.text_end || !arg.table_size ||
+	    arg.text_end > TASK_SIZE || arg.table > TASK_SIZE ||
+	    arg.table_size > TASK_SIZE - arg.table)
+		return -EINVAL;
+	/* Entries give offsets in 32 bits; the table's counts are aligned. */
+	if (arg.text_end - arg.text_start > BIT_ULL(32) ||
+	    !IS_ALIGNED(arg.table, 8))
+		return -EINVAL;
+	return sframe_add_jit(current->mm, arg.table,
+			      arg.table + arg.table_size, arg.text_start,
+			      arg.text_end);
+}
+
 static int codectl_unregister(const void __user *uinfo, size_t size)
 {
 	struct codectl_unregister arg;
@@ -173,8 +236,8 @@ static int codectl_unregister(const void __user *uinfo, size_t size)
 
 /**
  * sys_codectl - register or unregister code that user space maps
- * @option:	CODECTL_REGISTER_SFRAME, CODECTL_UNREGISTER; CODECTL_REGISTER_JIT
- *		is reserved
+ * @option:	CODECTL_REGISTER_SFRAME, CODECTL_REGISTER_JIT or
+ *		CODECTL_UNREGISTER
  * @info:	the option's argument structure
  * @info_size:	its size, as the caller knows the structure
  * @flags:	must be 0
@@ -199,8 +262,7 @@ SYSCALL_DEFINE4(codectl, unsigned int, option, const void __user *, info,
 	case CODECTL_UNREGISTER:
 		return codectl_unregister(info, info_size);
 	case CODECTL_REGISTER_JIT:
-		/* Growable JIT tables are reserved for a later extension. */
-		return -EOPNOTSUPP;
+		return codectl_register_jit(info, info_size);
 	default:
 		return -EINVAL;
 	}

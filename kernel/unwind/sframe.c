@@ -1018,6 +1018,99 @@ static int sframe_flex_rule(const struct sframe_section *sec,
 	return 0;
 }
 
+/*
+ * The rule that FRE @fre of @fde says, for a frame that is the topmost one
+ * or not: the one place that turns FRE words into a struct sframe_rule,
+ * for sections and for JIT tables alike.
+ */
+static __always_inline int
+sframe_rule_from_fre(const struct sframe_section *sec,
+		     const struct sframe_fde *fde, const struct sframe_fre *fre,
+		     bool topmost, struct sframe_rule *rule)
+{
+	const struct sframe_abi *abi;
+	int ret;
+
+	abi = sec->abi_arch == SFRAME_ABI_AMD64_ENDIAN_LITTLE ?
+	      &sframe_abi_amd64 : &sframe_abi_aarch64;
+	/* Every path below sets the three locations */
+	rule->flags = 0;
+	if (sec->version == SFRAME_VERSION_3 &&
+	    (fde->info & SFRAME_V3_FDE_INFO_SIGNAL))
+		rule->flags |= SFRAME_RULE_SIGNAL;
+	if (abi->pauth && (fre->info & SFRAME_FRE_INFO_RA_MANGLED)) {
+		rule->flags |= SFRAME_RULE_RA_MANGLED;
+		if (fde->info & SFRAME_FDE_INFO_PAUTH_KEY_B)
+			rule->flags |= SFRAME_RULE_PAUTH_KEY_B;
+	}
+
+	/* No data words: the RA is undefined, this is the outermost frame. */
+	if (!fre->nwords) {
+		rule->flags |= SFRAME_RULE_OUTERMOST;
+		sframe_set(&rule->cfa, SFRAME_LOC_SP, 0, false, 0);
+		sframe_set(&rule->ra, SFRAME_LOC_UNDEFINED, 0, false, 0);
+		sframe_set(&rule->fp, SFRAME_LOC_SAME, 0, false, 0);
+		return 0;
+	}
+
+	if (SFRAME_V3_FDE_TYPE(fde->info2) == SFRAME_FDE_TYPE_FLEX)
+		ret = sframe_flex_rule(sec, abi, fre, rule);
+	else
+		ret = sframe_default_rule(sec, abi, fre, rule);
+	if (ret)
+		return ret;
+
+	/* Only SP and FP are known in frames other than the topmost one. */
+	if (!topmost &&
+	    (rule->cfa.kind == SFRAME_LOC_REG ||
+	     rule->ra.kind == SFRAME_LOC_REG ||
+	     rule->fp.kind == SFRAME_LOC_REG)) {
+		sframe_reject("register rule in a non-topmost frame");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/**
+ * sframe_decode_rule() - the rule of one FRE given apart from a section
+ * @sec:	the registration it belongs to: its ABI, fixed offsets, version
+ * @fde_info:	the SFrame FDE info byte (FRE type bits ignored)
+ * @fde_info2:	the SFrame V3 FDE info2 byte (the FDE type)
+ * @fre_info:	the FRE info byte
+ * @data:	the FRE's data words, as many as @fre_info says, all readable
+ * @topmost:	the frame is the topmost one
+ * @rule:	filled with the rule on success
+ *
+ * For JIT tables, whose entries are single FREs: the rule is decoded as
+ * sframe_find_rule() decodes the FRE it finds, with the same checks.
+ *
+ * Return: 0, -EBADMSG for a malformed FRE, -EOPNOTSUPP for a rule that
+ * the decoder refuses (see sframe_find_rule()).
+ */
+int sframe_decode_rule(const struct sframe_section *sec, u8 fde_info,
+		       u8 fde_info2, u8 fre_info, const u8 *data, bool topmost,
+		       struct sframe_rule *rule)
+{
+	struct sframe_fde fde = { .info = fde_info, .info2 = fde_info2 };
+	struct sframe_fre fre = { .info = fre_info };
+	unsigned int i, word_size;
+
+	if (SFRAME_FRE_INFO_WORD_SIZE(fre_info) > SFRAME_FRE_WORD_4B) {
+		sframe_reject("bad data word size");
+		return -EBADMSG;
+	}
+	if (SFRAME_V3_FDE_TYPE(fde_info2) > SFRAME_FDE_TYPE_FLEX) {
+		sframe_reject("unknown FDE type");
+		return -EOPNOTSUPP;
+	}
+	fre.nwords = SFRAME_FRE_INFO_NWORDS(fre_info);
+	word_size = 1U << SFRAME_FRE_INFO_WORD_SIZE(fre_info);
+	fre.word_size = word_size;
+	for (i = 0; i < fre.nwords; i++, data += word_size)
+		fre.words[i] = sframe_get_le(data, word_size);
+	return sframe_rule_from_fre(sec, &fde, &fre, topmost, rule);
+}
+
 /**
  * sframe_find_rule() - look up how to unwind the frame at an address
  * @sec:	a section set up by sframe_section_init()
@@ -1054,7 +1147,6 @@ static int sframe_flex_rule(const struct sframe_section *sec,
 int sframe_find_rule(const struct sframe_section *sec, unsigned long ip,
 		     bool topmost, struct sframe_rule *rule, u32 *budget)
 {
-	const struct sframe_abi *abi;
 	struct sframe_fde fde = { };
 	struct sframe_fre fre;
 	u32 left = *budget;	/* a local, which the copies cannot alias */
@@ -1069,42 +1161,5 @@ int sframe_find_rule(const struct sframe_section *sec, unsigned long ip,
 	if (ret)
 		return ret;
 
-	abi = sec->abi_arch == SFRAME_ABI_AMD64_ENDIAN_LITTLE ?
-	      &sframe_abi_amd64 : &sframe_abi_aarch64;
-	/* Every path below sets the three locations */
-	rule->flags = 0;
-	if (sec->version == SFRAME_VERSION_3 &&
-	    (fde.info & SFRAME_V3_FDE_INFO_SIGNAL))
-		rule->flags |= SFRAME_RULE_SIGNAL;
-	if (abi->pauth && (fre.info & SFRAME_FRE_INFO_RA_MANGLED)) {
-		rule->flags |= SFRAME_RULE_RA_MANGLED;
-		if (fde.info & SFRAME_FDE_INFO_PAUTH_KEY_B)
-			rule->flags |= SFRAME_RULE_PAUTH_KEY_B;
-	}
-
-	/* No data words: the RA is undefined, this is the outermost frame. */
-	if (!fre.nwords) {
-		rule->flags |= SFRAME_RULE_OUTERMOST;
-		sframe_set(&rule->cfa, SFRAME_LOC_SP, 0, false, 0);
-		sframe_set(&rule->ra, SFRAME_LOC_UNDEFINED, 0, false, 0);
-		sframe_set(&rule->fp, SFRAME_LOC_SAME, 0, false, 0);
-		return 0;
-	}
-
-	if (SFRAME_V3_FDE_TYPE(fde.info2) == SFRAME_FDE_TYPE_FLEX)
-		ret = sframe_flex_rule(sec, abi, &fre, rule);
-	else
-		ret = sframe_default_rule(sec, abi, &fre, rule);
-	if (ret)
-		return ret;
-
-	/* Only SP and FP are known in frames other than the topmost one. */
-	if (!topmost &&
-	    (rule->cfa.kind == SFRAME_LOC_REG ||
-	     rule->ra.kind == SFRAME_LOC_REG ||
-	     rule->fp.kind == SFRAME_LOC_REG)) {
-		sframe_reject("register rule in a non-topmost frame");
-		return -EOPNOTSUPP;
-	}
-	return 0;
+	return sframe_rule_from_fre(sec, &fde, &fre, topmost, rule);
 }

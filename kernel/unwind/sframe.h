@@ -193,4 +193,44 @@ static_assert(sizeof(struct sframe_fde_v3_attr) == 5);
 #endif
 #endif
 
+/*
+ * JIT unwind tables (CODECTL_REGISTER_JIT), in the JIT's memory and byte
+ * order: the kernel's view of struct codectl_jit_table and struct
+ * codectl_jit_entry, which codectl.c checks against the uapi header.  An
+ * entry is a single FRE with its FDE type: sframe_decode_rule() decodes it.
+ */
+#define SFRAME_JIT_VERSION		1
+#define SFRAME_JIT_ENTRY_MIN		16
+#define SFRAME_JIT_ENTRY_MAX		256
+#define SFRAME_JIT_MAX_TABLES		16
+#define SFRAME_JIT_LIVE			0x0001
+#define SFRAME_JIT_TYPE_MASK		0x1f	/* the FDE type; no other bits */
+
+struct sframe_jit_table {
+	u32	version;
+	u32	entry_size;
+	u64	reserved;
+	u64	used;
+	u64	next;
+};
+
+static_assert(sizeof(struct sframe_jit_table) == 32);
+
+struct sframe_jit_entry {
+	u32	off;
+	u32	size;
+	u16	state;
+	u8	info;
+	u8	type;
+};
+
+static_assert(sizeof(struct sframe_jit_entry) == 12);
+
+struct sframe_section;
+struct sframe_rule;
+
+int sframe_decode_rule(const struct sframe_section *sec, u8 fde_info,
+		       u8 fde_info2, u8 fre_info, const u8 *data, bool topmost,
+		       struct sframe_rule *rule);
+
 #endif /* _KERNEL_UNWIND_SFRAME_H */

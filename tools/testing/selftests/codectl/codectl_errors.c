@@ -259,17 +259,314 @@ static bool row_option(struct fx *fx, const struct errcase *c)
 	return ok;
 }
 
-static bool row_jit(struct fx *fx, const struct errcase *c)
+/* ---- CODECTL_REGISTER_JIT ------------------------------------------- */
+
+/* A valid JIT registration: a page of code, a page of table, for the rows */
+struct jscratch {
+	void *text;
+	struct codectl_jit_table *table;
+	struct codectl_jit arg;
+};
+
+static int jit_reg(const struct codectl_jit *a)
 {
-	struct scratch s;
+	return ct_codectl(CODECTL_REGISTER_JIT, a, sizeof(*a), 0);
+}
+
+static bool jscratch_get(struct fx *fx, struct jscratch *j)
+{
+	memset(j, 0, sizeof(*j));
+	j->text = map_pages(fx, 1, PROT_READ | PROT_EXEC);
+	j->table = map_pages(fx, 1, PROT_READ | PROT_WRITE);
+	if (!j->text || !j->table)
+		return false;
+	j->table->version = CODECTL_JIT_VERSION;
+	j->table->entry_size = CODECTL_JIT_ENTRY_MIN;
+	j->table->reserved = 4;
+	j->arg.text_start = (unsigned long)j->text;
+	j->arg.text_end = pg(fx, j->text, 1);
+	j->arg.table = (unsigned long)j->table;
+	j->arg.table_size = fx->page;
+	return true;
+}
+
+static void jscratch_put(struct fx *fx, struct jscratch *j)
+{
+	if (j->text)
+		munmap(j->text, fx->page);
+	if (j->table)
+		munmap(j->table, fx->page);
+}
+
+/* The valid registration is accepted, and removed: the rows' baseline */
+static bool jit_valid(struct jscratch *j)
+{
+	int ret = jit_reg(&j->arg);
+
+	if (ret) {
+		ksft_print_msg("a valid JIT registration: %s\n", strerror(ret));
+		return false;
+	}
+	return !ct_unregister(j->arg.text_start);
+}
+
+static bool row_jit_text(struct fx *fx, const struct errcase *c)
+{
+	struct codectl_jit a;
+	struct jscratch j;
 	bool ok;
 
-	if (!scratch_get(fx, &s, 1))
+	if (!jscratch_get(fx, &j) || !jit_valid(&j)) {
+		jscratch_put(fx, &j);
 		return false;
-	ok = expect(c, ct_codectl(CODECTL_REGISTER_JIT, &s.arg, sizeof(s.arg),
-				  0), "CODECTL_REGISTER_JIT, a valid SFrame info");
-	ok &= expect(c, ct_codectl(CODECTL_REGISTER_JIT, NULL, 0, 0),
-		     "CODECTL_REGISTER_JIT, no info");
+	}
+	a = j.arg;
+	a.text_end = a.text_start;
+	ok = expect(c, jit_reg(&a), "an empty code area");
+	a.text_end = a.text_start - 1;
+	ok &= expect(c, jit_reg(&a), "a code area that wraps");
+	a.text_end = -1UL;
+	ok &= expect(c, jit_reg(&a), "a code area that ends at 2^64 - 1");
+	a.text_start = 0x100000000000UL;
+	a.text_end = a.text_start + (1UL << 32) + fx->page;
+	ok &= expect(c, jit_reg(&a), "a code area of 4 GiB and a page");
+	jscratch_put(fx, &j);
+	return ok;
+}
+
+static bool row_jit_table(struct fx *fx, const struct errcase *c)
+{
+	struct codectl_jit a;
+	struct jscratch j;
+	bool ok;
+
+	if (!jscratch_get(fx, &j) || !jit_valid(&j)) {
+		jscratch_put(fx, &j);
+		return false;
+	}
+	a = j.arg;
+	a.table_size = 0;
+	ok = expect(c, jit_reg(&a), "table_size 0");
+	a.table_size = -1UL;
+	ok &= expect(c, jit_reg(&a), "table_size 2^64 - 1");
+	a.table = -4096UL;
+	a.table_size = 64;
+	ok &= expect(c, jit_reg(&a), "a table at 2^64 - 4096");
+	a = j.arg;
+	a.table += 4;
+	a.table_size -= 4;
+	ok &= expect(c, jit_reg(&a), "a table 4 bytes into the page");
+	jscratch_put(fx, &j);
+	return ok;
+}
+
+static bool row_jit_unmapped(struct fx *fx, const struct errcase *c)
+{
+	struct codectl_jit a;
+	struct jscratch j;
+	void *hole;
+	bool ok;
+
+	if (!jscratch_get(fx, &j) || !jit_valid(&j)) {
+		jscratch_put(fx, &j);
+		return false;
+	}
+	hole = map_pages(fx, 1, PROT_READ);
+	if (!hole) {
+		jscratch_put(fx, &j);
+		return false;
+	}
+	munmap(hole, fx->page);
+	a = j.arg;
+	a.text_start = (unsigned long)hole;
+	a.text_end = pg(fx, hole, 1);
+	ok = expect(c, jit_reg(&a), "the code area unmapped");
+	a = j.arg;
+	a.table = (unsigned long)hole;
+	ok &= expect(c, jit_reg(&a), "the table unmapped");
+	jscratch_put(fx, &j);
+	return ok;
+}
+
+static bool row_jit_prot(struct fx *fx, const struct errcase *c)
+{
+	struct codectl_jit a;
+	struct jscratch j;
+	bool ok;
+
+	if (!jscratch_get(fx, &j) || !jit_valid(&j)) {
+		jscratch_put(fx, &j);
+		return false;
+	}
+	a = j.arg;
+	a.text_start = (unsigned long)j.table;
+	a.text_end = pg(fx, j.table, 1);
+	a.table = (unsigned long)j.text;
+	ok = expect(c, jit_reg(&a), "the code area RW, not executable");
+	mprotect(j.table, fx->page, PROT_NONE);
+	ok &= expect(c, jit_reg(&j.arg), "the table PROT_NONE");
+	jscratch_put(fx, &j);
+	return ok;
+}
+
+static bool row_jit_fault(struct fx *fx, const struct errcase *c)
+{
+	struct codectl_jit a;
+	struct jscratch j;
+	void *beyond;
+	bool ok;
+	int fd;
+
+	if (!jscratch_get(fx, &j) || !jit_valid(&j)) {
+		jscratch_put(fx, &j);
+		return false;
+	}
+	/* A readable mapping of an empty file: reading it raises SIGBUS. */
+	fd = memfd_create("codectl-empty", MFD_CLOEXEC);
+	if (fd < 0) {
+		ksft_print_msg("memfd_create: %s\n", strerror(errno));
+		jscratch_put(fx, &j);
+		return false;
+	}
+	beyond = mmap(NULL, fx->page, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (beyond == MAP_FAILED) {
+		ksft_print_msg("mmap of an empty memfd: %s\n", strerror(errno));
+		jscratch_put(fx, &j);
+		return false;
+	}
+	a = j.arg;
+	a.table = (unsigned long)beyond;
+	ok = expect(c, jit_reg(&a), "a table mapped past the end of its file");
+	munmap(beyond, fx->page);
+	jscratch_put(fx, &j);
+	return ok;
+}
+
+static bool row_jit_short(struct fx *fx, const struct errcase *c)
+{
+	struct codectl_jit a;
+	struct jscratch j;
+	bool ok;
+
+	if (!jscratch_get(fx, &j) || !jit_valid(&j)) {
+		jscratch_put(fx, &j);
+		return false;
+	}
+	a = j.arg;
+	j.table->reserved = 0;
+	a.table_size = sizeof(struct codectl_jit_table) - 8;
+	ok = expect(c, jit_reg(&a), "table_size 24");
+	a.table_size = 1;
+	ok &= expect(c, jit_reg(&a), "table_size 1");
+	jscratch_put(fx, &j);
+	return ok;
+}
+
+static bool row_jit_version(struct fx *fx, const struct errcase *c)
+{
+	static const __u32 bad[] = { 0, 2, 0x01000000, 0xffffffff };
+	struct jscratch j;
+	bool ok = true;
+	unsigned int i;
+
+	if (!jscratch_get(fx, &j) || !jit_valid(&j)) {
+		jscratch_put(fx, &j);
+		return false;
+	}
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		j.table->version = bad[i];
+		ok &= expect(c, jit_reg(&j.arg), "version %#x", bad[i]);
+	}
+	jscratch_put(fx, &j);
+	return ok;
+}
+
+static bool row_jit_stride(struct fx *fx, const struct errcase *c)
+{
+	static const __u32 bad[] = {
+		0, 4, 12, CODECTL_JIT_ENTRY_MIN - 4, CODECTL_JIT_ENTRY_MIN + 1,
+		CODECTL_JIT_ENTRY_MIN + 2, CODECTL_JIT_ENTRY_MAX + 4,
+		0x80000000, 0xfffffffc,
+	};
+	struct jscratch j;
+	bool ok = true;
+	unsigned int i;
+
+	if (!jscratch_get(fx, &j) || !jit_valid(&j)) {
+		jscratch_put(fx, &j);
+		return false;
+	}
+	/* The bounds themselves are accepted */
+	j.table->entry_size = CODECTL_JIT_ENTRY_MAX;
+	ok &= jit_valid(&j);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		j.table->entry_size = bad[i];
+		ok &= expect(c, jit_reg(&j.arg), "entry_size %u", bad[i]);
+	}
+	jscratch_put(fx, &j);
+	return ok;
+}
+
+static bool row_jit_room(struct fx *fx, const struct errcase *c)
+{
+	struct jscratch j;
+	unsigned long fit;
+	bool ok;
+
+	if (!jscratch_get(fx, &j) || !jit_valid(&j)) {
+		jscratch_put(fx, &j);
+		return false;
+	}
+	fit = (fx->page - sizeof(struct codectl_jit_table)) /
+	      CODECTL_JIT_ENTRY_MIN;
+	/* Exactly the room: accepted */
+	j.table->reserved = fit;
+	j.table->used = fit;
+	ok = jit_valid(&j);
+	j.table->used = 0;
+	j.table->reserved = fit + 1;
+	ok &= expect(c, jit_reg(&j.arg), "one entry more than the room");
+	j.table->reserved = 1UL << 60;
+	ok &= expect(c, jit_reg(&j.arg), "2^60 entries: the size overflows");
+	j.table->reserved = 4;
+	j.table->used = 5;
+	ok &= expect(c, jit_reg(&j.arg), "used 5 of 4 reserved");
+	jscratch_put(fx, &j);
+	return ok;
+}
+
+static bool row_jit_overlap(struct fx *fx, const struct errcase *c)
+{
+	struct codectl_jit a;
+	struct jscratch j;
+	struct scratch s;
+	bool ok;
+	int ret;
+
+	if (!jscratch_get(fx, &j) || !scratch_get(fx, &s, 1)) {
+		jscratch_put(fx, &j);
+		return false;
+	}
+	ret = jit_reg(&j.arg);
+	if (ret) {
+		ksft_print_msg("a valid JIT registration: %s\n", strerror(ret));
+		jscratch_put(fx, &j);
+		scratch_put(fx, &s);
+		return false;
+	}
+	ok = expect(c, jit_reg(&j.arg), "the same code area again");
+	/* An SFrame registration of the JIT's code area */
+	s.arg.text_start = j.arg.text_start;
+	s.arg.text_end = j.arg.text_end;
+	ok &= expect(c, ct_register(&s.arg), "SFrame for the JIT's code area");
+	ct_unregister(j.arg.text_start);
+	/* A JIT code area over the program's own text */
+	a = j.arg;
+	a.text_start = fx->self.text_start[0];
+	a.text_end = fx->self.text_end[0];
+	ok &= expect(c, jit_reg(&a), "the program's text registered at exec");
+	jscratch_put(fx, &j);
 	scratch_put(fx, &s);
 	return ok;
 }
@@ -1340,8 +1637,6 @@ static bool row_unreg_twice(struct fx *fx, const struct errcase *c)
 static const struct errcase errcases[] = {
 	ROW(EINVAL, "flags is not 0", row_flags),
 	ROW(EINVAL, "option is not a known option", row_option),
-	ROW(EOPNOTSUPP, "option is CODECTL_REGISTER_JIT, which is reserved",
-	    row_jit),
 	ROW(EOPNOTSUPP,
 	    "the call is a compat system call (from a 32-bit or x32 program, or through int $0x80), whatever the option",
 	    row_compat),
@@ -1387,6 +1682,32 @@ static const struct errcase errcases[] = {
 	    row_hdr_flags),
 	ROW(ENOEXEC, "the FDE or FRE sub-section lies outside the SFrame range",
 	    row_bounds),
+	ROW(EINVAL,
+	    "JIT: the code area is empty, wraps around, ends above the highest user address, or is larger than 4 GiB",
+	    row_jit_text),
+	ROW(EINVAL,
+	    "JIT: table_size is 0, the table ends above the highest user address, or table is not a multiple of 8",
+	    row_jit_table),
+	ROW(ENOMEM, "JIT: the code area or the table is not wholly mapped",
+	    row_jit_unmapped),
+	ROW(EACCES,
+	    "JIT: the code area is not wholly executable, or the table is not wholly readable",
+	    row_jit_prot),
+	ROW(EFAULT, "JIT: the table's header cannot be read", row_jit_fault),
+	ROW(ENOEXEC, "JIT: table_size is smaller than the table's header",
+	    row_jit_short),
+	ROW(ENOEXEC,
+	    "JIT: the table's version is not CODECTL_JIT_VERSION (1)",
+	    row_jit_version),
+	ROW(ENOEXEC,
+	    "JIT: entry_size is not a multiple of 4 from CODECTL_JIT_ENTRY_MIN (16) to CODECTL_JIT_ENTRY_MAX (256)",
+	    row_jit_stride),
+	ROW(ENOEXEC,
+	    "JIT: the table's reserved entries do not fit in table_size, or used is larger than reserved",
+	    row_jit_room),
+	ROW(EEXIST,
+	    "JIT: the code area overlaps a text range registered before (with codectl() or at exec)",
+	    row_jit_overlap),
 	ROW(EEXIST, "the text range overlaps a text range registered with codectl()",
 	    row_overlap),
 	ROW(EEXIST, "the text range overlaps a text range the kernel registered at exec",

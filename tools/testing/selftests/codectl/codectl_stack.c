@@ -340,48 +340,6 @@ static int child(bool audit, bool wx)
 	       CHILD_MATCH : CHILD_MISMATCH;
 }
 
-/*
- * Keep the getppid tracepoint enabled for the whole test, with a counting
- * event on this process that must see its own getppid.  Each child then
- * adds its event to a tracepoint that is already on, instead of turning
- * it off and on again.  On the arm64 guest under TCG, right after a memory
- * cgroup was removed (codectl_errors runs just before), the kernel was
- * seen to turn a syscalls tracepoint on with no effect: no task hit it
- * until it was turned off and on again.  A standalone program that only
- * opens, tests and closes such an event reproduces it, so the test checks
- * the tracepoint it relies on, and says so when it stays dead.
- *
- * Return: the event's file descriptor, or -1 after printing why.
- */
-static int hold_tracepoint(int tp)
-{
-	struct perf_event_attr attr = {
-		.size = sizeof(attr),
-		.type = PERF_TYPE_TRACEPOINT,
-		.config = tp,
-	};
-	unsigned long long count;
-	int attempt, fd;
-
-	for (attempt = 0; attempt < 5; attempt++) {
-		fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1,
-			     PERF_FLAG_FD_CLOEXEC);
-		if (fd < 0) {
-			ksft_perror("perf_event_open(syscalls:sys_enter_getppid)");
-			return -1;
-		}
-		syscall(__NR_getppid);
-		if (read(fd, &count, sizeof(count)) == sizeof(count) &&
-		    count == 1)
-			return fd;
-		ksft_print_msg("getppid missed its tracepoint (attempt %d)\n",
-			       attempt + 1);
-		close(fd);
-		usleep(200 * 1000);
-	}
-	return -1;
-}
-
 static const char *verdict(int ret)
 {
 	switch (ret) {
@@ -411,7 +369,7 @@ int main(int argc, char **argv)
 	if (ct_exe_dir(dir, sizeof(dir)))
 		ksft_exit_fail_msg("cannot find the test's directory\n");
 	tp = sft_tracepoint_id("syscalls", "sys_enter_getppid");
-	if (tp < 0 || hold_tracepoint(tp) < 0)
+	if (tp < 0 || ct_hold_tracepoint(tp) < 0)
 		ksft_exit_fail_msg("the getppid tracepoint does not work\n");
 	snprintf(audit, sizeof(audit), "LD_AUDIT=%s/%s", dir, CT_AUDIT_SO);
 	if (access(audit + strlen("LD_AUDIT="), R_OK))

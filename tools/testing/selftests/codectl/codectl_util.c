@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <linux/perf_event.h>
 
 #include "../kselftest.h"
 #include "codectl_util.h"
@@ -87,9 +88,13 @@ static bool parse_line(char *s, struct ct_line *l)
 
 	memset(l, 0, sizeof(*l));
 	s[strcspn(s, "\n")] = '\0';
-	if (sscanf(s, "%lx-%lx %lx-%lx v%u %15s %15s%n", &l->text_start,
-		   &l->text_end, &l->sframe_start, &l->sframe_end,
-		   &l->version, l->source, l->state, &n) != 7 || !n)
+	/* A JIT registration (CODECTL_REGISTER_JIT) says "jit": version 0 */
+	if ((sscanf(s, "%lx-%lx %lx-%lx v%u %15s %15s%n", &l->text_start,
+		    &l->text_end, &l->sframe_start, &l->sframe_end,
+		    &l->version, l->source, l->state, &n) != 7 || !n) &&
+	    (sscanf(s, "%lx-%lx %lx-%lx jit %15s %15s%n", &l->text_start,
+		    &l->text_end, &l->sframe_start, &l->sframe_end,
+		    l->source, l->state, &n) != 6 || !n))
 		return false;
 	if (strcmp(l->source, "exec") && strcmp(l->source, "codectl"))
 		return false;
@@ -638,4 +643,46 @@ void ct_hex(char *buf, const unsigned char *p, unsigned int len)
 	for (i = 0; i < len; i++)
 		sprintf(buf + 2 * i, "%02x", p[i]);
 	buf[2 * len] = '\0';
+}
+
+/*
+ * Keep the getppid tracepoint enabled for the whole test, with a counting
+ * event on this process that must see its own getppid.  Each child then
+ * adds its event to a tracepoint that is already on, instead of turning
+ * it off and on again.  On the arm64 guest under TCG, right after a memory
+ * cgroup was removed (codectl_errors runs just before), the kernel was
+ * seen to turn a syscalls tracepoint on with no effect: no task hit it
+ * until it was turned off and on again.  A standalone program that only
+ * opens, tests and closes such an event reproduces it, so the test checks
+ * the tracepoint it relies on, and says so when it stays dead.
+ *
+ * Return: the event's file descriptor, or -1 after printing why.
+ */
+int ct_hold_tracepoint(int tp)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_TRACEPOINT,
+		.config = tp,
+	};
+	unsigned long long count;
+	int attempt, fd;
+
+	for (attempt = 0; attempt < 5; attempt++) {
+		fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1,
+			     PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0) {
+			ksft_perror("perf_event_open(syscalls:sys_enter_getppid)");
+			return -1;
+		}
+		syscall(__NR_getppid);
+		if (read(fd, &count, sizeof(count)) == sizeof(count) &&
+		    count == 1)
+			return fd;
+		ksft_print_msg("getppid missed its tracepoint (attempt %d)\n",
+			       attempt + 1);
+		close(fd);
+		usleep(200 * 1000);
+	}
+	return -1;
 }

@@ -63,7 +63,7 @@ int ct_unregister(unsigned long text_start);
 struct ct_line {
 	unsigned long text_start, text_end;
 	unsigned long sframe_start, sframe_end;
-	unsigned int version;
+	unsigned int version;		/* 0 for a JIT registration ("jit") */
 	char source[16];		/* "exec" or "codectl" */
 	char state[16];			/* "ok" or "bad" */
 	unsigned long sframe_addr;	/* sframe-addr=, or 0 if not shown */
@@ -142,5 +142,12 @@ const char *ct_interp(void);
 
 /* Hex string of @len bytes at @p, into @buf of at least 2 * @len + 1. */
 void ct_hex(char *buf, const unsigned char *p, unsigned int len);
+
+/*
+ * Keep the tracepoint @tp (syscalls:sys_enter_getppid) on for the rest of
+ * the process, and check that it fires.  Returns the event's file
+ * descriptor, or -1 after printing why.
+ */
+int ct_hold_tracepoint(int tp);
 
 #endif /* CODECTL_UTIL_H */

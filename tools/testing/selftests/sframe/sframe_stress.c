@@ -1293,9 +1293,13 @@ static void invalid_call(__u64 *s)
 		want = EINVAL;
 		break;
 	case 2:
+		/*
+		 * A JIT registration (struct codectl_jit has the first four
+		 * fields' layout) of a table of 0 bytes
+		 */
 		option = CODECTL_REGISTER_JIT;
-		size = rnd_below(s, 2 * g.page);
-		want = EOPNOTSUPP;
+		a->sframe_end = 0;
+		want = EINVAL;
 		break;
 	case 3:
 		info = NULL;
