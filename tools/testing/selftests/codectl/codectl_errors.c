@@ -310,16 +310,23 @@ static bool jit_valid(struct jscratch *j)
 	return !ct_unregister(j->arg.text_start);
 }
 
+/* jscratch_get() and jit_valid(): false, with nothing left mapped, if not */
+static bool jscratch_ready(struct fx *fx, struct jscratch *j)
+{
+	if (jscratch_get(fx, j) && jit_valid(j))
+		return true;
+	jscratch_put(fx, j);
+	return false;
+}
+
 static bool row_jit_text(struct fx *fx, const struct errcase *c)
 {
 	struct codectl_jit a;
 	struct jscratch j;
 	bool ok;
 
-	if (!jscratch_get(fx, &j) || !jit_valid(&j)) {
-		jscratch_put(fx, &j);
+	if (!jscratch_ready(fx, &j))
 		return false;
-	}
 	a = j.arg;
 	a.text_end = a.text_start;
 	ok = expect(c, jit_reg(&a), "an empty code area");
@@ -340,10 +347,8 @@ static bool row_jit_table(struct fx *fx, const struct errcase *c)
 	struct jscratch j;
 	bool ok;
 
-	if (!jscratch_get(fx, &j) || !jit_valid(&j)) {
-		jscratch_put(fx, &j);
+	if (!jscratch_ready(fx, &j))
 		return false;
-	}
 	a = j.arg;
 	a.table_size = 0;
 	ok = expect(c, jit_reg(&a), "table_size 0");
@@ -367,10 +372,8 @@ static bool row_jit_unmapped(struct fx *fx, const struct errcase *c)
 	void *hole;
 	bool ok;
 
-	if (!jscratch_get(fx, &j) || !jit_valid(&j)) {
-		jscratch_put(fx, &j);
+	if (!jscratch_ready(fx, &j))
 		return false;
-	}
 	hole = map_pages(fx, 1, PROT_READ);
 	if (!hole) {
 		jscratch_put(fx, &j);
@@ -394,10 +397,8 @@ static bool row_jit_prot(struct fx *fx, const struct errcase *c)
 	struct jscratch j;
 	bool ok;
 
-	if (!jscratch_get(fx, &j) || !jit_valid(&j)) {
-		jscratch_put(fx, &j);
+	if (!jscratch_ready(fx, &j))
 		return false;
-	}
 	a = j.arg;
 	a.text_start = (unsigned long)j.table;
 	a.text_end = pg(fx, j.table, 1);
@@ -417,10 +418,8 @@ static bool row_jit_fault(struct fx *fx, const struct errcase *c)
 	bool ok;
 	int fd;
 
-	if (!jscratch_get(fx, &j) || !jit_valid(&j)) {
-		jscratch_put(fx, &j);
+	if (!jscratch_ready(fx, &j))
 		return false;
-	}
 	/* A readable mapping of an empty file: reading it raises SIGBUS. */
 	fd = memfd_create("codectl-empty", MFD_CLOEXEC);
 	if (fd < 0) {
@@ -449,10 +448,8 @@ static bool row_jit_short(struct fx *fx, const struct errcase *c)
 	struct jscratch j;
 	bool ok;
 
-	if (!jscratch_get(fx, &j) || !jit_valid(&j)) {
-		jscratch_put(fx, &j);
+	if (!jscratch_ready(fx, &j))
 		return false;
-	}
 	a = j.arg;
 	j.table->reserved = 0;
 	a.table_size = sizeof(struct codectl_jit_table) - 8;
@@ -470,10 +467,8 @@ static bool row_jit_version(struct fx *fx, const struct errcase *c)
 	bool ok = true;
 	unsigned int i;
 
-	if (!jscratch_get(fx, &j) || !jit_valid(&j)) {
-		jscratch_put(fx, &j);
+	if (!jscratch_ready(fx, &j))
 		return false;
-	}
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		j.table->version = bad[i];
 		ok &= expect(c, jit_reg(&j.arg), "version %#x", bad[i]);
@@ -493,10 +488,8 @@ static bool row_jit_stride(struct fx *fx, const struct errcase *c)
 	bool ok = true;
 	unsigned int i;
 
-	if (!jscratch_get(fx, &j) || !jit_valid(&j)) {
-		jscratch_put(fx, &j);
+	if (!jscratch_ready(fx, &j))
 		return false;
-	}
 	/* The bounds themselves are accepted */
 	j.table->entry_size = CODECTL_JIT_ENTRY_MAX;
 	ok &= jit_valid(&j);
@@ -514,10 +507,8 @@ static bool row_jit_room(struct fx *fx, const struct errcase *c)
 	unsigned long fit;
 	bool ok;
 
-	if (!jscratch_get(fx, &j) || !jit_valid(&j)) {
-		jscratch_put(fx, &j);
+	if (!jscratch_ready(fx, &j))
 		return false;
-	}
 	fit = (fx->page - sizeof(struct codectl_jit_table)) /
 	      CODECTL_JIT_ENTRY_MIN;
 	/* Exactly the room: accepted */
