@@ -83,6 +83,8 @@ case $tframes in
 esac
 if [ "$kframes" != "$tframes" ]; then
 	echo "# the trace file:"
+	printf '%s\n' "$kernel" | grep -v '^#' | head -n 40 | sed 's/^/# | /'
+	echo "# its frames:"
 	printf '# %s\n' $kframes
 	echo "# trace-cmd report:"
 	printf '# %s\n' $tframes
