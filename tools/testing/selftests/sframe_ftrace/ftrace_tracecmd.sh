@@ -43,7 +43,7 @@ rm -f $DAT
 # The kernel's frames of the stack, "name+0xoffset" a line
 kframes=$(printf '%s\n' "$kernel" | awk '
 	/<user stack> cookie=/ { n++; next }
-	n == 1 && /^ => / && !/^ => \.\.\./ { sub(/^ => /, ""); print }
+	n == 1 && /^ => / && !/^ => \.\.\./ { sub(/^ => /, ""); print; next }
 	n == 1 && !/^ => / { exit }')
 [ -n "$kframes" ] || fail "no stack in the trace file: $kernel"
 
