@@ -277,7 +277,7 @@ int main(void)
 	    WEXITSTATUS(status))
 		ksft_exit_fail_msg("the child failed\n");
 
-	ksft_print_msg("populate (mmap_lock held for reading) %.0f ms (%zu MiB); writer in mmap() from %.0f ms to %.0f ms of it\n",
+	ksft_print_msg("populate (mmap_lock read) %.0f ms (%zu MiB), writer in mmap() %.0f-%.0f ms\n",
 		       r.pop_end - r.pop_start, mb, r.w_start - r.pop_start,
 		       r.w_end - r.pop_start);
 	ksft_print_msg("traced call at %.0f ms, rmdir from %.0f ms to %.0f ms\n",
