@@ -35,16 +35,6 @@
 #define SFRAME_NO_REG		0xff
 
 /*
- * The ranges of a section end below 2^63, as user addresses do on every
- * 64-bit architecture, and so does the section placed at its sframe_addr.
- * Then an address plus a size from the section cannot overflow, and a
- * function start, an address plus an offset that the decoder adds modulo
- * 2^64, lies below 2^63 only if the exact sum does.  That needs a 64-bit
- * unsigned long: UNWIND_USER_SFRAME depends on 64BIT.
- */
-#define SFRAME_ADDR_LIMIT	BIT(63)
-
-/*
  * What the decoder needs to know about an ABI: the only place that maps the
  * DWARF numbers of the stack and frame pointers to SFRAME_LOC_SP and
  * SFRAME_LOC_FP.

@@ -11,6 +11,7 @@
 #ifndef _KERNEL_UNWIND_SFRAME_H
 #define _KERNEL_UNWIND_SFRAME_H
 
+#include <linux/bitops.h>
 #include <linux/build_bug.h>
 #include <linux/printk.h>
 #include <linux/types.h>
@@ -170,6 +171,16 @@ static_assert(sizeof(struct sframe_fde_v3_attr) == 5);
 #define SFRAME_DWARF_ARM64_FP		29
 #define SFRAME_DWARF_ARM64_LR		30
 #define SFRAME_DWARF_ARM64_SP		31
+
+/*
+ * The ranges of a section (and of a JIT table) end below 2^63, as user addresses do on every
+ * 64-bit architecture, and so does the section placed at its sframe_addr.
+ * Then an address plus a size from the section cannot overflow, and a
+ * function start, an address plus an offset that the decoder adds modulo
+ * 2^64, lies below 2^63 only if the exact sum does.  That needs a 64-bit
+ * unsigned long: UNWIND_USER_SFRAME depends on 64BIT.
+ */
+#define SFRAME_ADDR_LIMIT	BIT(63)
 
 /*
  * Why a section or a lookup was refused.  A debug message in the kernel; the

@@ -34,9 +34,6 @@
 
 #include "sframe.h"
 
-/* The ranges of a registration end below 2^63, as in sframe.c. */
-#define SFRAME_JIT_ADDR_LIMIT	BIT(63)
-
 /* The bytes of an entry the kernel reads: its fields and its FRE words */
 #define SFRAME_JIT_READ_MAX	(sizeof(struct sframe_jit_entry) + \
 				 SFRAME_FRE_MAX_WORDS * 4)
@@ -88,7 +85,7 @@ static int sframe_jit_table(unsigned long addr, unsigned long end,
 	int ret;
 
 	if (!addr || !IS_ALIGNED(addr, 8) ||
-	    addr >= SFRAME_JIT_ADDR_LIMIT - sizeof(h)) {
+	    addr >= SFRAME_ADDR_LIMIT - sizeof(h)) {
 		sframe_reject("JIT table address out of range");
 		return -EBADMSG;
 	}
@@ -108,7 +105,7 @@ static int sframe_jit_table(unsigned long addr, unsigned long end,
 	if (h.used > h.reserved ||
 	    check_mul_overflow(h.reserved, (u64)h.entry_size, &bytes) ||
 	    check_add_overflow(bytes, (u64)sizeof(h), &bytes) ||
-	    bytes > (end ? end - addr : SFRAME_JIT_ADDR_LIMIT - addr)) {
+	    bytes > (end ? end - addr : SFRAME_ADDR_LIMIT - addr)) {
 		sframe_reject("JIT table entries past its room");
 		return -EBADMSG;
 	}
@@ -268,13 +265,12 @@ int sframe_jit_init(struct sframe_section *sec, unsigned long table_start,
 		    unsigned long text_end)
 {
 	struct sframe_section s = {};
-	struct sframe_jit_table h;
-	u64 bytes;
+	struct sframe_jit_view v;
 	int ret;
 
 	if (text_end <= text_start || table_end <= table_start ||
-	    text_end >= SFRAME_JIT_ADDR_LIMIT ||
-	    table_end >= SFRAME_JIT_ADDR_LIMIT ||
+	    text_end >= SFRAME_ADDR_LIMIT ||
+	    table_end >= SFRAME_ADDR_LIMIT ||
 	    text_end - text_start > BIT_ULL(32) || !IS_ALIGNED(table_start, 8))
 		return -EINVAL;
 #if defined(CONFIG_X86_64)
@@ -285,17 +281,12 @@ int sframe_jit_init(struct sframe_section *sec, unsigned long table_start,
 #else
 	return -EOPNOTSUPP;
 #endif
-	if (table_end - table_start < sizeof(h))
+	if (table_end - table_start < sizeof(struct sframe_jit_table))
 		return -ENOEXEC;
-	ret = sframe_jit_read(&h, table_start, sizeof(h));
+	/* The checks of every lookup, once now: their verdict is -ENOEXEC */
+	ret = sframe_jit_table(table_start, table_end, &v);
 	if (ret)
-		return ret;
-	if (h.version != SFRAME_JIT_VERSION ||
-	    !sframe_jit_stride_ok(h.entry_size) || h.used > h.reserved ||
-	    check_mul_overflow(h.reserved, (u64)h.entry_size, &bytes) ||
-	    check_add_overflow(bytes, (u64)sizeof(h), &bytes) ||
-	    bytes > table_end - table_start)
-		return -ENOEXEC;
+		return ret == -EBADMSG ? -ENOEXEC : ret;
 
 	s.text_start = text_start;
 	s.text_end = text_end;

@@ -310,6 +310,29 @@ static bool jit_valid(struct jscratch *j)
 	return !ct_unregister(j->arg.text_start);
 }
 
+/*
+ * A readable page mapping an empty file: reading it raises SIGBUS.  NULL,
+ * said why, if it cannot be made.
+ */
+static void *map_past_eof(struct fx *fx)
+{
+	void *p;
+	int fd;
+
+	fd = memfd_create("codectl-empty", MFD_CLOEXEC);
+	if (fd < 0) {
+		ksft_print_msg("memfd_create: %s\n", strerror(errno));
+		return NULL;
+	}
+	p = mmap(NULL, fx->page, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		ksft_print_msg("mmap of an empty memfd: %s\n", strerror(errno));
+		return NULL;
+	}
+	return p;
+}
+
 /* jscratch_get() and jit_valid(): false, with nothing left mapped, if not */
 static bool jscratch_ready(struct fx *fx, struct jscratch *j)
 {
@@ -416,21 +439,11 @@ static bool row_jit_fault(struct fx *fx, const struct errcase *c)
 	struct jscratch j;
 	void *beyond;
 	bool ok;
-	int fd;
 
 	if (!jscratch_ready(fx, &j))
 		return false;
-	/* A readable mapping of an empty file: reading it raises SIGBUS. */
-	fd = memfd_create("codectl-empty", MFD_CLOEXEC);
-	if (fd < 0) {
-		ksft_print_msg("memfd_create: %s\n", strerror(errno));
-		jscratch_put(fx, &j);
-		return false;
-	}
-	beyond = mmap(NULL, fx->page, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (beyond == MAP_FAILED) {
-		ksft_print_msg("mmap of an empty memfd: %s\n", strerror(errno));
+	beyond = map_past_eof(fx);
+	if (!beyond) {
 		jscratch_put(fx, &j);
 		return false;
 	}
@@ -1205,21 +1218,11 @@ static bool row_header_fault(struct fx *fx, const struct errcase *c)
 	struct scratch s;
 	void *beyond;
 	bool ok;
-	int fd;
 
 	if (!scratch_get(fx, &s, 1))
 		return false;
-	/* A readable mapping of an empty file: reading it raises SIGBUS. */
-	fd = memfd_create("codectl-empty", MFD_CLOEXEC);
-	if (fd < 0) {
-		ksft_print_msg("memfd_create: %s\n", strerror(errno));
-		scratch_put(fx, &s);
-		return false;
-	}
-	beyond = mmap(NULL, fx->page, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (beyond == MAP_FAILED) {
-		ksft_print_msg("mmap of an empty memfd: %s\n", strerror(errno));
+	beyond = map_past_eof(fx);
+	if (!beyond) {
 		scratch_put(fx, &s);
 		return false;
 	}
