@@ -22,6 +22,7 @@
  */
 #define pr_fmt(fmt) "sframe: " fmt
 
+#include <linux/align.h>
 #include <linux/bits.h>
 #include <linux/errno.h>
 #include <linux/minmax.h>

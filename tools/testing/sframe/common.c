@@ -217,6 +217,13 @@ int write_seed(const char *dir, const char *name, const void *sec,
 		.ip_off = (uint32_t)(ip - text_start),
 		.stride = (uint32_t)((text_end - text_start) / 9 + 1),
 	};
+
+	return write_seed_hdr(dir, name, &h, sec, len);
+}
+
+int write_seed_hdr(const char *dir, const char *name,
+		   const struct fuzz_hdr *h, const void *data, size_t len)
+{
 	char path[4096];
 	FILE *f;
 
@@ -224,7 +231,7 @@ int write_seed(const char *dir, const char *name, const void *sec,
 	f = fopen(path, "wb");
 	if (!f)
 		return -1;
-	fwrite(&h, sizeof(h), 1, f);
-	fwrite(sec, len, 1, f);
+	fwrite(h, sizeof(*h), 1, f);
+	fwrite(data, len, 1, f);
 	return fclose(f);
 }

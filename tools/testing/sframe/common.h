@@ -114,13 +114,16 @@ int finish(const char *unit);
  * Fuzz input: a struct fuzz_hdr, then the section bytes.  The section is
  * mapped at FUZZ_SEC_ADDR, the text at FUZZ_SEC_ADDR + text_rel.  With
  * FUZZ_DELTA, the section's offsets are relative to FUZZ_SEC_ADDR +
- * fuzz_delta(delta) (sframe_addr), as a sidecar file's are.
+ * fuzz_delta(delta) (sframe_addr), as a sidecar file's are.  With FUZZ_JIT,
+ * the bytes are the room of a JIT registration's first table
+ * (CODECTL_REGISTER_JIT), whose chain may lead back into them.
  */
 #define FUZZ_SEC_ADDR	0x100000000UL
 #define FUZZ_TOPMOST	0x01
 #define FUZZ_ABI_SHIFT	1	/* 2 bits: 0 any, 1 AMD64, 2 AArch64 LE, 3 none */
 #define FUZZ_HOLE	0x08	/* leave [hole_off, hole_off + hole_len) out */
 #define FUZZ_DELTA	0x10	/* sframe_addr is not the section's address */
+#define FUZZ_JIT	0x20	/* the bytes are JIT tables, not a section */
 
 /*
  * sframe_addr - FUZZ_SEC_ADDR for a fuzz_hdr's delta: an odd delta in
@@ -152,5 +155,11 @@ int write_seed(const char *dir, const char *name, const void *sec,
 	       size_t len, unsigned long addr, unsigned long text_start,
 	       unsigned long text_end, unsigned long ip, bool topmost,
 	       int16_t delta);
+/* Write a seed file for the fuzzer: @h, then @len bytes of @data */
+int write_seed_hdr(const char *dir, const char *name,
+		   const struct fuzz_hdr *h, const void *data, size_t len);
+
+/* The unit tests of JIT tables (unit_jit.c); seeds into @seeds if set */
+void test_jit(const char *seeds);
 
 #endif

@@ -20,7 +20,11 @@
  *   than its own (sframe_addr, a sidecar's): the lookups give what the same
  *   bytes give at their own address with the text and the lookups moved
  *   back by the delta, unless an FDE lies beyond the user address space in
- *   one of the two placements, which then fails as corrupt.
+ *   one of the two placements, which then fails as corrupt;
+ * - with FUZZ_JIT, the bytes are the room of a JIT registration's first
+ *   table (sframe_jit.c), set up as on x86-64 or, with the AArch64 ABI
+ *   bits, as on arm64: the same contract, every rule marked volatile, and
+ *   at most CODECTL_JIT_MAX_TABLES tables of O(log entries) reads each.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -28,6 +32,12 @@
 
 #include "common.h"
 #include "sfw.h"
+#include "../../../include/uapi/linux/codectl.h"
+
+/* The bytes are JIT tables: lookups go to sframe_jit_find_rule() */
+static bool jit;
+/* A JIT lookup's reads: each table's header, its search, one entry */
+#define JIT_MAX_READS	(CODECTL_JIT_MAX_TABLES * (1 + 64 + 5))
 
 #define ASSERT(cond) do {						\
 	if (!(cond)) {							\
@@ -56,8 +66,13 @@ static bool loc_ok(const struct sframe_loc *l, bool top, unsigned int sp,
 }
 
 static void check_rule(const struct sframe_section *sec,
-		       const struct sframe_rule *r, bool top)
+		       const struct sframe_rule *rule, bool top)
 {
+	struct sframe_rule copy = *rule, *r = &copy;
+
+	/* JIT rules, and only they, are not to be cached */
+	ASSERT(!!(r->flags & SFRAME_RULE_VOLATILE) == jit);
+	r->flags &= ~SFRAME_RULE_VOLATILE;
 	const bool x86 = sec->abi_arch == SFW_ABI_AMD64_LE;
 	const unsigned int sp = x86 ? X86_RSP : A64_SP;
 	const unsigned int fp = x86 ? X86_RBP : A64_FP;
@@ -91,6 +106,14 @@ static bool rule_has_reg(const struct sframe_rule *r)
 	       r->fp.kind == SFRAME_LOC_REG;
 }
 
+static int find_rule(const struct sframe_section *sec, unsigned long ip,
+		     bool top, struct sframe_rule *rule, uint32_t *budget)
+{
+	if (jit)
+		return sframe_jit_find_rule(sec, ip, top, rule, budget);
+	return sframe_find_rule(sec, ip, top, rule, budget);
+}
+
 static int fuzz_lookup(const struct sframe_section *sec, unsigned long ip,
 		       bool top, struct sframe_rule *rule)
 {
@@ -100,7 +123,7 @@ static int fuzz_lookup(const struct sframe_section *sec, unsigned long ip,
 	int ret, ret2;
 
 	test_reject_clear();
-	ret = sframe_find_rule(sec, ip, top, rule, &budget);
+	ret = find_rule(sec, ip, top, rule, &budget);
 	ASSERT(ret == 0 || ret == -ENOENT || ret == -EFAULT ||
 	       ret == -EBADMSG || ret == -EOPNOTSUPP);
 	/* Errors that are not about the section say nothing */
@@ -110,25 +133,30 @@ static int fuzz_lookup(const struct sframe_section *sec, unsigned long ip,
 		ASSERT(test_last_reject());
 	if (!ret)
 		check_rule(sec, rule, top);
-	/* The FDE probes, plus what one function's FREs may take */
-	for (n = sec->num_fdes; n; n >>= 1)
-		max++;
-	if (sec->fres_end > sec->fres_start)
-		max += (sec->fres_end - sec->fres_start) / 64;
 	reads = test_mem_reads() - reads;
-	ASSERT(reads <= max);
-	/* A block of FDEs a read at most, and what one function may have */
 	cost = PLENTY - budget;
-	ASSERT(cost <= 8 * reads + 0xffff);
+	if (jit) {
+		/* A unit a table, a probe, and five for the entry used */
+		ASSERT(reads <= JIT_MAX_READS && cost <= JIT_MAX_READS);
+	} else {
+		/* The FDE probes, plus what one function's FREs may take */
+		for (n = sec->num_fdes; n; n >>= 1)
+			max++;
+		if (sec->fres_end > sec->fres_start)
+			max += (sec->fres_end - sec->fres_start) / 64;
+		ASSERT(reads <= max);
+		/* A block of FDEs a read, and what one function may have */
+		ASSERT(cost <= 8 * reads + 0xffff);
+	}
 
 	budget = cost;
-	ret2 = sframe_find_rule(sec, ip, top, &again, &budget);
+	ret2 = find_rule(sec, ip, top, &again, &budget);
 	ASSERT(ret2 == ret && !budget);
 	ASSERT(ret || rule_eq(rule, &again));
 	if (cost) {
 		budget = cost - 1;
 		test_reject_clear();
-		ret2 = sframe_find_rule(sec, ip, top, &again, &budget);
+		ret2 = find_rule(sec, ip, top, &again, &budget);
 		ASSERT(ret2 == -E2BIG && !budget &&
 		       str_eq(test_last_reject(), OVER_BUDGET));
 	}
@@ -171,6 +199,38 @@ static void fuzz_delta_lookup(const struct sframe_section *sec,
 		return;
 	ASSERT(ret1 == ret2 && str_eq(why1, why2) && b1 == b2);
 	ASSERT(ret1 || rule_eq(&r1, &r2));
+}
+
+/*
+ * Set up a JIT registration of the @len bytes at @a, as x86-64 does, or as
+ * arm64 does with the AArch64 ABI bits; 0 when it was accepted.
+ */
+static int fuzz_jit_init(struct sframe_section *sec, const struct fuzz_hdr *h,
+			 unsigned long a, size_t len, unsigned long ts,
+			 unsigned long te)
+{
+	int ret;
+
+	/* A chain may lead anywhere: its reads are bounded by count */
+	test_mem_set_window(0, ~0UL);
+	test_reject_clear();
+	ret = sframe_jit_init(sec, a, a + len, ts, te);
+	ASSERT(ret == 0 || ret == -EINVAL || ret == -EFAULT ||
+	       ret == -ENOEXEC);
+	/* Only a header it refused says why */
+	ASSERT(!test_last_reject() || ret == -ENOEXEC);
+	if (!len || te <= ts || te - ts > 1UL << 32)
+		ASSERT(ret == -EINVAL);
+	if (ret)
+		return ret;
+	ASSERT(sec->sframe_start == a && sec->sframe_end == a + len &&
+	       sec->text_start == ts && sec->text_end == te &&
+	       sec->abi_arch == SFW_ABI_AMD64_LE);
+	if (((h->mode >> FUZZ_ABI_SHIFT) & 3) == 2) {
+		sec->abi_arch = SFW_ABI_AARCH64_LE;
+		sec->fixed_ra_offset = 0;
+	}
+	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -218,6 +278,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	ts = a + (unsigned long)h.text_rel;
 	te = ts + h.text_size;
+	jit = h.mode & FUZZ_JIT;
+	if (jit) {
+		if (fuzz_jit_init(&sec, &h, a, len, ts, te))
+			return 0;
+		goto lookups;
+	}
 	if (h.mode & FUZZ_DELTA)
 		d = fuzz_delta(h.delta);
 	sa = a + d;
@@ -245,6 +311,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ASSERT(sec.fdes_start + (unsigned long)sec.num_fdes *
 	       (sec.version == 2 ? 20 : 16) <= a + len);
 
+lookups:
 	ip = ts + h.ip_off;
 	for (k = 0; k <= (h.nr_ips & 15); k++, ip += h.stride) {
 		ret = fuzz_lookup(&sec, ip, true, &top_rule);

@@ -2115,5 +2115,6 @@ int main(int argc, char **argv)
 	test_budget();
 	test_header();
 	test_relocated();
+	test_jit(seed_dir);
 	return finish("unit");
 }
