@@ -51,6 +51,7 @@ struct section {
 	char		*buf;
 	size_t		len;
 	uint32_t	nfres;
+	struct bench_row *rows;	/* the FREs as ranges, for the JIT table */
 };
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
@@ -71,11 +72,23 @@ static void die(const char *what, int err)
 	exit(1);
 }
 
-/* One row: CFA = SP + cfa, and the caller's FP at CFA - 16 if @fp_saved. */
-static void add_fre(sframe_encoder_ctx *ectx, uint32_t fdx, uint32_t start,
-		    int cfa, int fp_saved)
+/*
+ * One row: CFA = SP + cfa, and the caller's FP at CFA - 16 if @fp_saved;
+ * also kept as the range [@pc, the next row's start) in @s->rows.
+ */
+static void add_fre(sframe_encoder_ctx *ectx, struct section *s,
+		    uint32_t fdx, uint64_t pc, uint32_t start, int cfa,
+		    int fp_saved)
 {
+	struct bench_row *row = &s->rows[s->nfres++];
 	sframe_frame_row_entry fre;
+
+	if (s->nfres > 1 && row[-1].end == UINT64_MAX)
+		row[-1].end = pc + start;
+	row->start = pc + start;
+	row->end = UINT64_MAX;
+	row->cfa = cfa;
+	row->fp_saved = fp_saved;
 
 	memset(&fre, 0, sizeof(fre));
 	fre.fre_start_addr = start;
@@ -109,6 +122,9 @@ static void make_section(struct section *s, uint32_t nfdes)
 	s->text = TEXT_START;
 	s->text_end = pc;
 	s->sframe = ((pc + 0xfff) & ~0xfffULL) + 0x1000;
+	s->rows = malloc(6 * (size_t)nfdes * sizeof(*s->rows));
+	if (!s->rows)
+		die("malloc", 0);
 
 	ectx = sframe_encode(BENCH_VERSION, BENCH_FLAGS,
 			     SFRAME_ABI_AMD64_ENDIAN_LITTLE, 0, -8, &err);
@@ -137,12 +153,13 @@ static void make_section(struct section *s, uint32_t nfdes)
 		if (err)
 			die("sframe_encoder_add_funcdesc", 0);
 		/* Entry, one row per push, then the epilogue's last pop */
-		add_fre(ectx, i, 0, 8, 0);
+		add_fre(ectx, s, i, start[i], 0, 8, 0);
 		for (j = 1; j <= pushes && nrows > 1; j++)
-			add_fre(ectx, i, j * 2, 8 + 8 * j, fp);
+			add_fre(ectx, s, i, start[i], j * 2, 8 + 8 * j, fp);
 		if (nrows > 1)
-			add_fre(ectx, i, size[i] - 2, 8, 0);
-		s->nfres += nrows > 1 ? nrows : 1;
+			add_fre(ectx, s, i, start[i], size[i] - 2, 8, 0);
+		/* The last row ends with the function */
+		s->rows[s->nfres - 1].end = start[i] + size[i];
 	}
 #if BENCH_VERSION == 3
 	buf = sframe_encoder_write(ectx, &len, true, &err);
@@ -258,23 +275,24 @@ int main(int argc, char **argv)
 	printf("SFrame V%d (libsframe's encoder), AMD64; %zu random text PCs a run,",
 	       BENCH_VERSION, nlook);
 	printf(" best of %d runs\n", repeats);
-	printf("%8s %8s %9s %10s %10s %10s %8s %8s %7s %6s\n", "FDEs", "FREs",
-	       "bytes", "ours", "find_fre", "+getters", "ratio", "median",
-	       "reads", "found");
-	printf("%8s %8s %9s %10s %10s %10s %8s %8s %7s %6s\n", "", "", "",
-	       "ns/lookup", "ns/lookup", "ns/lookup", "ours/ff", "ours/ff",
-	       "/lookup", "");
+	printf("%8s %8s %9s %10s %10s %10s %8s %8s %7s %6s %10s %8s %7s\n",
+	       "FDEs", "FREs", "bytes", "ours", "find_fre", "+getters",
+	       "ratio", "median", "reads", "found", "jit", "median", "reads");
+	printf("%8s %8s %9s %10s %10s %10s %8s %8s %7s %6s %10s %8s %7s\n",
+	       "", "", "", "ns/lookup", "ns/lookup", "ns/lookup", "ours/ff",
+	       "ours/ff", "/lookup", "", "ns/lookup", "jit/ours", "/lookup");
 
 	for (k = 0; k < (int)nsizes; k++) {
 		uint64_t *pcs = malloc(nlook * sizeof(*pcs));
 		int64_t *a = malloc(nlook * sizeof(*a));
 		int64_t *b = malloc(nlook * sizeof(*b));
-		double *ratios = malloc(repeats * sizeof(*ratios));
-		double best[3] = { 0, 0, 0 };
+		double *ratios = malloc(2 * repeats * sizeof(*ratios));
+		double *jit_ratios = ratios + repeats;
+		double best[4] = { 0, 0, 0, 0 };
 		sframe_decoder_ctx *dctx;
 		struct section s;
 		size_t found, bad = 0;
-		unsigned long reads;
+		unsigned long reads = 0, jit_reads = 0;
 		int err = 0, r;
 
 		if (!pcs || !a || !b || !ratios)
@@ -299,19 +317,44 @@ int main(int argc, char **argv)
 			bad++;
 		for (i = 0; i < nlook; i++)
 			bad += a[i] != b[i];
+		/* The same rows as a JIT table, after the section's text */
+		err = ours_jit_setup(s.sframe + ((s.len + 0xfff) & ~0xfffUL),
+				     s.rows, s.nfres, s.text, s.text_end);
+		if (err) {
+			fprintf(stderr, "sframe-bench: sframe_jit_init: %d\n",
+				err);
+			return 1;
+		}
+		ours_use_jit(true);
+		bad += ours_lookup(pcs, nlook, b) != found;
+		ours_use_jit(false);
+		for (i = 0; i < nlook; i++)
+			bad += a[i] != b[i];
 		if (bad) {
 			fprintf(stderr, "sframe-bench: %u FDEs: %zu PCs disagree\n",
 				want[k], bad);
 			return 1;
 		}
 
-		reads = ours_reads();
 		for (r = 0; r < repeats; r++) {
-			double t0 = now_ns(), t1, t2, t3;
+			double t0, t1, t2, t3, tj;
+			unsigned long rj;
 
+			/* The JIT table first, then the section as before */
+			ours_use_jit(true);
+			rj = ours_reads();
+			t0 = now_ns();
+			if (time_ours)
+				bench_keep(ours_lookup(pcs, nlook, NULL));
+			tj = now_ns() - t0;
+			jit_reads += ours_reads() - rj;
+			ours_use_jit(false);
+			rj = ours_reads();
+			t0 = now_ns();
 			if (time_ours)
 				bench_keep(ours_lookup(pcs, nlook, NULL));
 			t1 = now_ns();
+			reads += ours_reads() - rj;
 			if (time_lib)
 				bench_keep(lib_lookup(dctx, &s, pcs, nlook,
 						      NULL, false));
@@ -328,17 +371,23 @@ int main(int argc, char **argv)
 				best[1] = t2 - t1;
 			if (time_lib && (!r || t3 - t2 < best[2]))
 				best[2] = t3 - t2;
+			jit_ratios[r] = time_ours ? tj / (t1 - t0) : 0;
+			if (time_ours && (!r || tj < best[3]))
+				best[3] = tj;
 		}
-		reads = ours_reads() - reads;
 		qsort(ratios, repeats, sizeof(*ratios), cmp_double);
-		printf("%8u %8u %9zu %10.1f %10.1f %10.1f %8.2f %8.2f %7.1f %5.1f%%\n",
+		qsort(jit_ratios, repeats, sizeof(*jit_ratios), cmp_double);
+		printf("%8u %8u %9zu %10.1f %10.1f %10.1f %8.2f %8.2f %7.1f %5.1f%% %10.1f %8.2f %7.1f\n",
 		       want[k], s.nfres, s.len, best[0] / nlook, best[1] / nlook,
 		       best[2] / nlook, best[1] ? best[0] / best[1] : 0,
 		       ratios[repeats / 2], (double)reads / repeats / nlook,
-		       100.0 * found / nlook);
+		       100.0 * found / nlook, best[3] / nlook,
+		       jit_ratios[repeats / 2],
+		       (double)jit_reads / repeats / nlook);
 		fflush(stdout);
 		sframe_decoder_free(&dctx);
 		free(s.buf);
+		free(s.rows);
 		free(pcs);
 		free(a);
 		free(b);

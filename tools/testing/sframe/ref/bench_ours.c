@@ -1,17 +1,43 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The decoder's half of the lookup benchmark (bench.c), built with the
- * harness shim: registers a section in fake user memory and times
- * sframe_find_rule() on a list of PCs.
+ * harness shim: registers a section, and the same rows as a JIT table
+ * (CODECTL_REGISTER_JIT), in fake user memory, and times
+ * sframe_find_rule() or sframe_jit_find_rule() on a list of PCs.
  */
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 #include <linux/sframe.h>
 #include <linux/uaccess.h>
 
 #include "bench.h"
 #include "test_mem.h"
+#include "../../../../include/uapi/linux/codectl.h"
 
-static struct sframe_section bench_sec;
+/* Each JIT entry: its fields and up to two 1-byte words, CFA and FP */
+#define JIT_STRIDE	16
+
+/* What is registered: the section, the JIT table, and which one is used */
+static struct sframe_section bench_sec, jit_sec;
+static unsigned long sec_addr, jit_addr;
+static const void *sec_buf;
+static void *jit_buf;
+static size_t sec_len, jit_len;
+static bool use_jit;
+static unsigned long reads_before;
+
+/* Make the one in use the only mapping, with the window on it */
+static void map_used(void)
+{
+	unsigned long addr = use_jit ? jit_addr : sec_addr;
+	size_t len = use_jit ? jit_len : sec_len;
+
+	reads_before += test_mem_fast.reads;
+	test_mem_reset();
+	test_mem_map(addr, use_jit ? jit_buf : sec_buf, len);
+	test_mem_set_window(addr, addr + len);
+}
 
 /**
  * ours_setup() - register a section with the decoder
@@ -26,12 +52,81 @@ static struct sframe_section bench_sec;
 int ours_setup(unsigned long sframe, const void *buf, size_t len,
 	       unsigned long text, unsigned long text_end)
 {
+	sec_addr = sframe;
+	sec_buf = buf;
+	sec_len = len;
+	use_jit = false;
+	reads_before = 0;
 	test_mem_reset();
 	if (test_mem_map(sframe, buf, len))
 		return -ENOMEM;
 	test_mem_set_window(sframe, sframe + len);
 	return sframe_section_init(&bench_sec, sframe, sframe + len, sframe,
 				   text, text_end);
+}
+
+/**
+ * ours_jit_setup() - register the same rows as a JIT table
+ * @table:	user address to map the table at
+ * @rows:	the rows, in address order
+ * @n:		their number
+ * @text:	start of the code area
+ * @text_end:	its end
+ *
+ * One entry a row, as a JIT that emitted the functions would write them.
+ * The section stays in use until ours_use_jit().
+ *
+ * Return: 0, -ENOMEM, or the error of sframe_jit_init().
+ */
+int ours_jit_setup(unsigned long table, const struct bench_row *rows,
+		   size_t n, unsigned long text, unsigned long text_end)
+{
+	struct codectl_jit_table *t;
+	struct codectl_jit_entry *e;
+	size_t i;
+	int ret;
+
+	free(jit_buf);
+	jit_len = sizeof(*t) + n * JIT_STRIDE;
+	jit_buf = calloc(1, jit_len);
+	if (!jit_buf)
+		return -ENOMEM;
+	t = jit_buf;
+	t->version = CODECTL_JIT_VERSION;
+	t->entry_size = JIT_STRIDE;
+	t->reserved = n;
+	t->used = n;
+	for (i = 0; i < n; i++) {
+		e = (void *)((char *)(t + 1) + i * JIT_STRIDE);
+		e->off = rows[i].start - text;
+		e->size = rows[i].end - rows[i].start;
+		e->state = CODECTL_JIT_LIVE;
+		e->info = CODECTL_JIT_INFO(CODECTL_JIT_CFA_SP,
+					   1 + !!rows[i].fp_saved,
+					   CODECTL_JIT_WORD_1B);
+		e->type = CODECTL_JIT_TYPE_DEFAULT;
+		e->data[0] = (unsigned char)rows[i].cfa;
+		e->data[1] = (unsigned char)-16;
+	}
+	jit_addr = table;
+	use_jit = true;
+	map_used();
+	ret = sframe_jit_init(&jit_sec, table, table + jit_len, text, text_end);
+	use_jit = false;
+	map_used();
+	return ret;
+}
+
+/**
+ * ours_use_jit() - choose what ours_lookup() looks up in
+ * @jit:	the JIT table, else the section
+ */
+void ours_use_jit(bool jit)
+{
+	if (jit != use_jit) {
+		use_jit = jit;
+		map_used();
+	}
 }
 
 /**
@@ -52,7 +147,10 @@ size_t ours_lookup(const uint64_t *pcs, size_t n, int64_t *out)
 	for (i = 0; i < n; i++) {
 		/* Each lookup is one frame of its own walk */
 		u32 budget = SFRAME_WALK_BUDGET;
-		int rc = sframe_find_rule(&bench_sec, pcs[i], true, &rule,
+		int rc = use_jit ?
+			 sframe_jit_find_rule(&jit_sec, pcs[i], true, &rule,
+					      &budget) :
+			 sframe_find_rule(&bench_sec, pcs[i], true, &rule,
 					  &budget);
 
 		if (!rc)
@@ -68,9 +166,9 @@ size_t ours_lookup(const uint64_t *pcs, size_t n, int64_t *out)
 /**
  * ours_reads() - copy_from_user() calls since ours_setup()
  *
- * Return: the count.
+ * Return: the count, of both the section and the JIT table.
  */
 unsigned long ours_reads(void)
 {
-	return test_mem_fast.reads;
+	return reads_before + test_mem_fast.reads;
 }
