@@ -41,42 +41,46 @@ struct cursor {
 	bool		bad;
 };
 
-static uint64_t get_uleb(struct cursor *c)
+/*
+ * The value bits of a LEB128 number (0 if it runs past the end), their
+ * count in *@shift and its last byte in *@last, for the sign.
+ */
+static uint64_t get_leb(struct cursor *c, unsigned int *shift, uint8_t *last)
 {
-	unsigned int shift = 0;
 	uint64_t v = 0;
 	uint8_t b;
 
+	*shift = 0;
 	do {
 		if (c->p >= c->end) {
 			c->bad = true;
+			*last = 0;
 			return 0;
 		}
 		b = *c->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
+		if (*shift < 64)
+			v |= (uint64_t)(b & 0x7f) << *shift;
+		*shift += 7;
 	} while (b & 0x80);
+	*last = b;
 	return v;
+}
+
+static uint64_t get_uleb(struct cursor *c)
+{
+	unsigned int shift;
+	uint8_t last;
+
+	return get_leb(c, &shift, &last);
 }
 
 static int64_t get_sleb(struct cursor *c)
 {
-	unsigned int shift = 0;
-	uint64_t v = 0;
-	uint8_t b;
+	unsigned int shift;
+	uint8_t last;
+	uint64_t v = get_leb(c, &shift, &last);
 
-	do {
-		if (c->p >= c->end) {
-			c->bad = true;
-			return 0;
-		}
-		b = *c->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	if (shift < 64 && (b & 0x40))
+	if (shift < 64 && (last & 0x40))
 		v |= ~0ULL << shift;
 	return (int64_t)v;
 }
