@@ -353,11 +353,12 @@ static void test_jit_hostile(void)
 /* arm64's rules, as sframe_jit_init() makes the registration there */
 static void test_jit_aarch64(void)
 {
-	const struct sframe_rule leaf_top = volatile_rule(
-		mkrule(LOC_SP(false, 0), LOC_REG(A64_LR, false, 0), LOC_SAME, 0));
-	const struct sframe_rule framed = volatile_rule(
+	const struct sframe_rule leaf_top =
+		mkrule(LOC_SP(false, 0), LOC_REG(A64_LR, false, 0), LOC_SAME,
+		       SFRAME_RULE_VOLATILE);
+	const struct sframe_rule framed =
 		mkrule(LOC_SP(false, 32), LOC_CFA(true, -8),
-		       LOC_CFA(true, -16), 0));
+		       LOC_CFA(true, -16), SFRAME_RULE_VOLATILE);
 	struct codectl_jit_table *t;
 	struct sframe_section sec;
 

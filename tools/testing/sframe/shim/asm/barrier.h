@@ -7,6 +7,7 @@
 #ifndef _SFRAME_SHIM_ASM_BARRIER_H
 #define _SFRAME_SHIM_ASM_BARRIER_H
 
+/* An acquire fence: at least what a read barrier orders, for the compiler */
 #define smp_rmb()	__atomic_thread_fence(__ATOMIC_ACQUIRE)
 
 #endif
