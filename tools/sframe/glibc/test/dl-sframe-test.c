@@ -4,11 +4,12 @@
  * on the host against mock glibc internals (mock/) and a fake codectl(2),
  * run on objects this program has loaded:
  *
- *	dl-sframe-test SIDECARS LIBSF LIBNOID WORKDIR
+ *	dl-sframe-test SIDECARS LIBSF LIBNOID LIBLONGID WORKDIR
  *
  * SIDECARS is a sidecar directory with a good sidecar of the C library
  * this program runs with (sframe-gen's), LIBSF a library with
  * PT_GNU_SFRAME, LIBNOID one with neither PT_GNU_SFRAME nor a build ID,
+ * LIBLONGID one with PT_GNU_SFRAME and a build ID of 32 bytes,
  * WORKDIR an empty directory for the hostile sidecars made from the good
  * one.  Each case runs in a child of its own (dl-sframe.c's probe is once
  * per process) and prints a TAP line; the last line is "N passed, N
@@ -69,7 +70,8 @@ static int nsyscalls, nopens;
 static int fail_with;		/* every call fails with it */
 static char debug_log[16384];
 
-static const char *sidecars, *libsf_path, *libnoid_path, *workdir;
+static const char *sidecars, *libsf_path, *libnoid_path, *liblongid_path;
+static const char *workdir;
 
 long sft_syscall(long nr, unsigned int option, const void *info, size_t size,
 		 unsigned int flags)
@@ -369,7 +371,7 @@ static void check_regs(const struct obj *o, bool sidecar)
 
 /* ---- cases ---- */
 
-static struct obj libc_obj, sf_obj, noid_obj;
+static struct obj libc_obj, sf_obj, noid_obj, longid_obj;
 
 static void case_sidecar(void)
 {
@@ -458,6 +460,18 @@ static void case_no_build_id(void)
 	CHECK(nsyscalls == 0 && nopens == 0,
 	      "an object without build ID: %d system calls, %d opens",
 	      nsyscalls, nopens);
+}
+
+static void case_longid(void)
+{
+	int i;
+
+	_dl_sframe_register(&longid_obj.lm);
+	CHECK(nregs == (int)longid_obj.ntext, "%d registrations", nregs);
+	for (i = 0; i < nregs; i++)
+		CHECK(!regs[i].s.build_id && !regs[i].s.build_id_len,
+		      "a build ID of %zu bytes passed on",
+		      longid_obj.build_id_len);
 }
 
 static void case_eexist(void)
@@ -559,7 +573,8 @@ static const char *hostile_dir(const char *name, enum hostile_kind kind,
 	if (edit)
 		edit(copy);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0 || write(fd, copy, len) != (ssize_t)len)
+	if (fd < 0 || write(fd, copy, len < good_len ? len : good_len) < 0 ||
+	    ftruncate(fd, len))
 		return NULL;
 	close(fd);
 	free(copy);
@@ -616,7 +631,7 @@ static void edit_sframe_type(unsigned char *f)
 struct hostile {
 	const char *name;
 	enum hostile_kind kind;
-	int len;	/* 0: whole, -1: half, -2: empty */
+	int len;	/* 0: whole, -1: half, -2: empty, -3: 1 GiB + 1 */
 	void (*edit)(unsigned char *);
 	const char *said;	/* what LD_DEBUG=files says */
 };
@@ -624,7 +639,8 @@ struct hostile {
 static void case_hostile(const struct hostile *h)
 {
 	int maps = count_lines("/proc/self/maps"), fds = count_fds();
-	size_t len = h->len == 0 ? good_len : h->len == -1 ? good_len / 2 : 0;
+	size_t len = h->len == 0 ? good_len : h->len == -1 ? good_len / 2 :
+		     h->len == -3 ? (1UL << 30) + 1 : 0;
 	const char *dir = hostile_dir(h->name, h->kind, len, h->edit);
 
 	CHECK(dir, "cannot make the sidecar");
@@ -646,6 +662,7 @@ static void case_hostile(const struct hostile *h)
 static const struct hostile hostiles[] = {
 	{ "truncated", H_FILE, -1, NULL, "ignored" },
 	{ "empty", H_FILE, -2, NULL, "not of 1 byte to 1 GiB" },
+	{ "huge", H_FILE, -3, NULL, "not of 1 byte to 1 GiB" },
 	{ "build-id", H_FILE, 0, edit_build_id, "another build ID" },
 	{ "text-note", H_FILE, 0, edit_text_note, "other executable segments" },
 	{ "machine", H_FILE, 0, edit_machine, "for another machine" },
@@ -694,6 +711,7 @@ CASE(case_off)
 CASE(case_no_dir)
 CASE(case_no_build_id)
 CASE(case_eexist)
+CASE(case_longid)
 CASE(case_bad_prefix)
 static void run_enosys(const void *arg) { (void)arg; case_unavailable(ENOSYS); }
 static void run_eperm(const void *arg) { (void)arg; case_unavailable(EPERM); }
@@ -704,20 +722,23 @@ int main(int argc, char **argv)
 	char what[128];
 	size_t i;
 
-	if (argc != 5) {
-		fprintf(stderr, "usage: %s SIDECARS LIBSF LIBNOID WORKDIR\n",
+	if (argc != 6) {
+		fprintf(stderr, "usage: %s SIDECARS LIBSF LIBNOID LIBLONGID WORKDIR\n",
 			argv[0]);
 		return 2;
 	}
 	sidecars = argv[1];
 	libsf_path = argv[2];
 	libnoid_path = argv[3];
-	workdir = argv[4];
+	liblongid_path = argv[4];
+	workdir = argv[5];
 	if (!get_obj("libc.so.6", &libc_obj) || !get_obj(libsf_path, &sf_obj) ||
-	    !get_obj(libnoid_path, &noid_obj) || !load_good())
+	    !get_obj(libnoid_path, &noid_obj) ||
+	    !get_obj(liblongid_path, &longid_obj) || !load_good())
 		return 2;
 	if (!sf_obj.sframe || noid_obj.sframe || noid_obj.build_id ||
-	    libc_obj.sframe || !libc_obj.build_id) {
+	    libc_obj.sframe || !libc_obj.build_id || !longid_obj.sframe ||
+	    longid_obj.build_id_len != 32) {
 		fprintf(stderr, "the objects are not what the test needs\n");
 		return 2;
 	}
@@ -740,6 +761,8 @@ int main(int argc, char **argv)
 	    run_case_no_build_id, NULL);
 	run("every registration fails (EEXIST): the copy is freed, LD_DEBUG says why",
 	    run_case_eexist, NULL);
+	run("a build ID of 32 bytes: registered without it",
+	    run_case_longid, NULL);
 	run("a relative glibc.rtld.sframe_prefix is ignored",
 	    run_case_bad_prefix, NULL);
 	for (i = 0; i < sizeof(hostiles) / sizeof(hostiles[0]); i++) {
