@@ -52,6 +52,7 @@
 #define HOST_MACHINE	EM_AARCH64
 #endif
 #define MAX_REGS	64
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* What dl-sframe.c's mocks need */
 struct sft_rtld_global_ro sft_glro;
@@ -195,8 +196,10 @@ struct obj {
 	ElfW(Addr) v;		/* the sidecar's section address (gen/README) */
 };
 
-/* The public head of glibc's struct link_map (<link.h>), which the
- * mock's struct link_map hides here */
+/*
+ * The public head of glibc's struct link_map (<link.h>), which the mock's
+ * struct link_map hides here
+ */
 struct pub_link_map {
 	ElfW(Addr) l_addr;
 	char *l_name;
@@ -632,7 +635,7 @@ struct hostile {
 	const char *name;
 	enum hostile_kind kind;
 	int len;	/* 0: whole, -1: half, -2: empty, -3: 1 GiB + 1 */
-	void (*edit)(unsigned char *);
+	void (*edit)(unsigned char *file);
 	const char *said;	/* what LD_DEBUG=files says */
 };
 
@@ -743,8 +746,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	run("a good sidecar of libc.so.6: registered for each executable segment, "
-	    "read-only copy, sframe_addr = l_addr + V; unregistered and freed",
+	run("a good sidecar of libc.so.6: registered, then unregistered and freed",
 	    run_case_sidecar, NULL);
 	run("PT_GNU_SFRAME: registered with the segment, nothing opened",
 	    run_case_sframe, NULL);
@@ -765,7 +767,7 @@ int main(int argc, char **argv)
 	    run_case_longid, NULL);
 	run("a relative glibc.rtld.sframe_prefix is ignored",
 	    run_case_bad_prefix, NULL);
-	for (i = 0; i < sizeof(hostiles) / sizeof(hostiles[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(hostiles); i++) {
 		snprintf(what, sizeof(what),
 			 "hostile sidecar '%s': ignored, no leak, no hang",
 			 hostiles[i].name);

@@ -12,5 +12,6 @@ extern int32_t sft_tunable_sframe;
 extern struct tunable_str_t sft_tunable_sframe_prefix;
 #define sft_tunable_glibc_rtld_sframe()		sft_tunable_sframe
 #define sft_tunable_glibc_rtld_sframe_prefix()	(&sft_tunable_sframe_prefix)
-#define TUNABLE_GET(top, ns, id, type, cb)	((type)sft_tunable_##top##_##ns##_##id())
+#define TUNABLE_GET(top, ns, id, type, cb) \
+	((void)(cb), (type)sft_tunable_##top##_##ns##_##id())
 #endif

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run SRC OUT: build the series' dl-sframe.c of the patched glibc source
+# run.sh SRC OUT: build the series' dl-sframe.c of the patched glibc source
 # SRC (scripts/build-glibc --source) with the mock glibc internals of
 # mock/ and dl-sframe-test.c, in the current root (the project runs it in
 # the trixie root), with what it needs in OUT -- a library with
@@ -9,8 +9,8 @@
 # a sidecar of this root's libc.so.6
 # made by sframe-gen -- and run it.  Exits with its status.
 set -euo pipefail
-src=${1:?usage: run SRC OUT}
-out=${2:?usage: run SRC OUT}
+src=${1:?usage: run.sh SRC OUT}
+out=${2:?usage: run.sh SRC OUT}
 here=$(cd "$(dirname "$0")" && pwd)
 gen=$here/../../gen
 linux=$src/sysdeps/unix/sysv/linux
