@@ -7,7 +7,7 @@
 S := scripts
 
 .PHONY: help demo check check-fast check-kernel check-kernel-arm64 check-series kernel tree sparse \
-	refresh series bench bench-perf bench-kernel stress boot-loop distro roots clean
+	refresh series bench bench-perf bench-kernel stress boot-loop distro roots clean glibc
 
 # Seconds of make stress
 DURATION ?= 600
@@ -36,6 +36,7 @@ help:
 	@echo '  make boot-loop     boot the debug kernel BOOTS times (50), two guests at a time, count boots with a splat'
 	@echo '  make sparse        sparse (C=2) on the files of the series, in the test kernel build'
 	@echo '  make distro        W=1 build of the series objects with Debian'"'"'s config and allmodconfig'
+	@echo '  make glibc         Debian trixie'"'"'s glibc with tools/sframe/glibc (ld.so calls codectl), built,\n                     and the codectl dlopen/stack/sidecar cases run with its ld.so in the guest'
 	@echo '  make roots         make the Debian roots (trixie, sid) if missing'
 	@echo '  make clean         remove out/ (caches stay in ~/.cache/sframe-linux)'
 
@@ -87,6 +88,10 @@ boot-loop: kernel
 
 distro: tree
 	$(S)/build-distro
+
+# Tier 3, not part of make check: scripts/build-glibc, then the guest run.
+glibc: kernel
+	$(S)/check-glibc
 
 roots:
 	$(S)/mkroot trixie
