@@ -29,10 +29,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/codectl.h>
 
 #include "common.h"
 #include "sfw.h"
-#include "../../../include/uapi/linux/codectl.h"
 
 /* The bytes are JIT tables: lookups go to sframe_jit_find_rule() */
 static bool jit;

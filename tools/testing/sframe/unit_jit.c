@@ -13,7 +13,7 @@
 
 #include "common.h"
 #include "sfw.h"
-#include "../../../include/uapi/linux/codectl.h"
+#include "../../include/tools/codectl_jit.h"
 
 /* The tables live where the fuzzer maps its input: seeds chain inside it */
 #define JA		FUZZ_SEC_ADDR
@@ -45,38 +45,29 @@ static struct codectl_jit_table *table_new(unsigned long off,
 {
 	struct codectl_jit_table *t = table_at(off);
 
-	memset(t, 0, sizeof(*t) + reserved * stride);
-	t->version = CODECTL_JIT_VERSION;
-	t->entry_size = stride;
-	t->reserved = reserved;
+	memset(t, 0, codectl_jit_table_bytes(stride, reserved));
+	codectl_jit_table_init(t, stride, reserved);
 	return t;
 }
 
-static struct codectl_jit_entry *entry(struct codectl_jit_table *t,
-				       unsigned long i)
-{
-	return (struct codectl_jit_entry *)((char *)(t + 1) +
-					    i * t->entry_size);
-}
+#define entry(t, i)	codectl_jit_entry(t, i)
 
-/* Append a live entry whose FRE has @n 1-byte words */
+/* Append an entry whose FRE has @n 1-byte words, as a JIT does */
 static void append(struct codectl_jit_table *t, uint32_t off, uint32_t size,
 		   uint8_t base, uint8_t type, unsigned int n, ...)
 {
-	struct codectl_jit_entry *e = entry(t, t->used);
+	unsigned char words[8];
 	va_list ap;
 	unsigned int k;
 
-	e->off = off;
-	e->size = size;
-	e->state = CODECTL_JIT_LIVE;
-	e->info = CODECTL_JIT_INFO(base, n, CODECTL_JIT_WORD_1B);
-	e->type = type;
 	va_start(ap, n);
 	for (k = 0; k < n; k++)
-		e->data[k] = (uint8_t)va_arg(ap, int);
+		words[k] = (unsigned char)va_arg(ap, int);
 	va_end(ap);
-	t->used++;
+	CHECK(codectl_jit_append(t, off, size,
+				 CODECTL_JIT_INFO(base, n, CODECTL_JIT_WORD_1B),
+				 type, words, n) >= 0,
+	      "a JIT cannot append [%u, +%u)", off, size);
 }
 
 /* Map the tables' bytes at JA, the code area at JT; sframe_jit_init() */
@@ -227,6 +218,7 @@ static void test_jit_lookups(void)
 							      true, -16));
 	struct codectl_jit_table *t, *t2;
 	struct sframe_section sec;
+	unsigned char words[2];
 
 	t = table_new(0, STRIDE, 8);
 	append(t, 0, 16, CODECTL_JIT_CFA_SP, CODECTL_JIT_TYPE_DEFAULT, 1, 16);
@@ -250,7 +242,7 @@ static void test_jit_lookups(void)
 		"past the area");
 
 	/* A retired entry covers nothing; its neighbours still count */
-	entry(t, 1)->state = 2 * CODECTL_JIT_STATE_GEN;
+	codectl_jit_retire(t, 1);
 	jexpect(&sec, JT + 20, true, -ENOENT, NULL, NULL, "a retired entry");
 	jexpect(&sec, JT + 70, true, 0, &rfp, NULL, "after a retired entry");
 
@@ -278,7 +270,13 @@ static void test_jit_lookups(void)
 	      "a table chained to itself: %lu reads", jit_reads);
 	jexpect(&sec, JT, true, 0, &r16, NULL, "found before the loop");
 	t->next = 0;
-	entry(t, 1)->state = CODECTL_JIT_LIVE | 2 * CODECTL_JIT_STATE_GEN;
+	words[0] = 24;
+	words[1] = (unsigned char)-16;
+	CHECK(!codectl_jit_rewrite(t, 1, 16, 24,
+				   CODECTL_JIT_INFO(CODECTL_JIT_CFA_SP, 2,
+						    CODECTL_JIT_WORD_1B),
+				   CODECTL_JIT_TYPE_DEFAULT, words, 2),
+	      "rewrite");
 	jexpect(&sec, JT + 20, true, 0, &r24, NULL, "live again, rewritten");
 }
 

@@ -13,7 +13,7 @@
 
 #include "bench.h"
 #include "test_mem.h"
-#include "../../../../include/uapi/linux/codectl.h"
+#include "../../../include/tools/codectl_jit.h"
 
 /* Each JIT entry: its fields and up to two 1-byte words, CFA and FP */
 #define JIT_STRIDE	16
@@ -76,37 +76,35 @@ int ours_setup(unsigned long sframe, const void *buf, size_t len,
  * One entry a row, as a JIT that emitted the functions would write them.
  * The section stays in use until ours_use_jit().
  *
- * Return: 0, -ENOMEM, or the error of sframe_jit_init().
+ * Return: 0, -ENOMEM, -EINVAL for rows a JIT could not append, or the
+ * error of sframe_jit_init().
  */
 int ours_jit_setup(unsigned long table, const struct bench_row *rows,
 		   size_t n, unsigned long text, unsigned long text_end)
 {
 	struct codectl_jit_table *t;
-	struct codectl_jit_entry *e;
+	unsigned char words[2];
 	size_t i;
 	int ret;
 
 	free(jit_buf);
-	jit_len = sizeof(*t) + n * JIT_STRIDE;
+	jit_len = codectl_jit_table_bytes(JIT_STRIDE, n);
 	jit_buf = calloc(1, jit_len);
 	if (!jit_buf)
 		return -ENOMEM;
 	t = jit_buf;
-	t->version = CODECTL_JIT_VERSION;
-	t->entry_size = JIT_STRIDE;
-	t->reserved = n;
-	t->used = n;
+	codectl_jit_table_init(t, JIT_STRIDE, n);
 	for (i = 0; i < n; i++) {
-		e = (void *)((char *)(t + 1) + i * JIT_STRIDE);
-		e->off = rows[i].start - text;
-		e->size = rows[i].end - rows[i].start;
-		e->state = CODECTL_JIT_LIVE;
-		e->info = CODECTL_JIT_INFO(CODECTL_JIT_CFA_SP,
-					   1 + !!rows[i].fp_saved,
-					   CODECTL_JIT_WORD_1B);
-		e->type = CODECTL_JIT_TYPE_DEFAULT;
-		e->data[0] = (unsigned char)rows[i].cfa;
-		e->data[1] = (unsigned char)-16;
+		words[0] = (unsigned char)rows[i].cfa;
+		words[1] = (unsigned char)-16;
+		if (codectl_jit_append(t, rows[i].start - text,
+				       rows[i].end - rows[i].start,
+				       CODECTL_JIT_INFO(CODECTL_JIT_CFA_SP,
+							1 + !!rows[i].fp_saved,
+							CODECTL_JIT_WORD_1B),
+				       CODECTL_JIT_TYPE_DEFAULT, words,
+				       1 + !!rows[i].fp_saved) < 0)
+			return -EINVAL;
 	}
 	jit_addr = table;
 	use_jit = true;
