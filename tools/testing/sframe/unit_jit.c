@@ -50,8 +50,6 @@ static struct codectl_jit_table *table_new(unsigned long off,
 	return t;
 }
 
-#define entry(t, i)	codectl_jit_entry(t, i)
-
 /* Append an entry whose FRE has @n 1-byte words, as a JIT does */
 static void append(struct codectl_jit_table *t, uint32_t off, uint32_t size,
 		   uint8_t base, uint8_t type, unsigned int n, ...)
@@ -297,23 +295,23 @@ static void test_jit_hostile(void)
 		CHECK(0, "hostile: the table was refused");
 		return;
 	}
-	entry(t, 1)->off = 8;
+	codectl_jit_entry(t, 1)->off = 8;
 	jexpect(&sec, JT + 20, true, -EBADMSG, NULL, JIT_OVERLAP,
 		"overlapping the previous entry");
-	entry(t, 1)->off = 16;
-	entry(t, 1)->size = 49;
+	codectl_jit_entry(t, 1)->off = 16;
+	codectl_jit_entry(t, 1)->size = 49;
 	jexpect(&sec, JT + 20, true, -EBADMSG, NULL, JIT_OVERLAP,
 		"overlapping the next entry");
-	entry(t, 1)->size = 24;
-	entry(t, 2)->off = 12;
+	codectl_jit_entry(t, 1)->size = 24;
+	codectl_jit_entry(t, 2)->off = 12;
 	/* Only the entry a lookup lands on is checked, with its neighbours */
 	jexpect(&sec, JT + 12, true, 0, &r16, NULL,
 		"before entries out of order");
 	jexpect(&sec, JT + 20, true, -EBADMSG, NULL, JIT_OVERLAP,
 		"entries out of order");
-	entry(t, 2)->off = 64;
+	codectl_jit_entry(t, 2)->off = 64;
 
-	e = entry(t, 2);
+	e = codectl_jit_entry(t, 2);
 	e->size = JT_SIZE;
 	jexpect(&sec, JT + 70, true, -EBADMSG, NULL, "JIT entry out of place",
 		"past the code area");
