@@ -1,0 +1,239 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The user stacks of the BPF tools users already run, as a distribution
+# ships them: bpftrace's ustack and BCC's profile, which take them with
+# bpf_get_stack() and bpf_get_stackid(BPF_F_USER_STACK).
+#
+# sframe_bpf_chain_v2 (no frame pointers, SFrame) and sframe_bpf_chain_fp
+# (frame pointers, no SFrame) spin in their known chain: main calls
+# spin_top, which calls spin_mid, which calls spin_leaf, where the time
+# goes.  Both tools sample them at 99 Hz:
+#
+#   1. bpftrace -e 'profile:hz:99 /pid == $1 || pid == $2/
+#	{ @[pid, ustack] = count(); }' of both programs;
+#   2. profile-bpfcc -U -f -F 99 -p PID of sframe_bpf_chain_v2.
+#
+# Each stack the tool prints is compared, symbol by symbol, with the chain
+# the program calls: its innermost frame, where the sample interrupted
+# the program, may be any function of the chain, and the frames above it
+# must be exactly its callers, up to main (what lies above main, in the C
+# library, is not the program's).  A stack that ends early, or that has
+# another frame on the way, is wrong.  The share of samples whose stack is
+# right must be at least 95%, for the SFrame program under both tools, and
+# for the frame pointer program under bpftrace, which unwound it before
+# SFrame too.  A tool that is missing or cannot start fails the test.
+#
+# Both tools start at once, before the programs spin (they wait for a line
+# on their input): under TCG each takes a minute or two to compile its
+# program.  The programs spin once both tools have opened their perf
+# events, and are sampled for SFB_TOOLS_SECONDS (10) seconds.
+cd "$(dirname "$0")" || exit 1
+
+TARGET=95
+SAMPLE_S=${SFB_TOOLS_SECONDS:-10}
+START_LIMIT=${SFB_TOOLS_START_LIMIT:-420}
+BPFTRACE=${BPFTRACE:-bpftrace}
+PROFILE=${BCC_PROFILE:-/usr/sbin/profile-bpfcc}
+
+TMP=$(mktemp -d /tmp/sframe_bpf_tools.XXXXXX) || exit 1
+pids=
+
+cleanup() {
+	for p in $pids; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+	rm -rf "$TMP"
+}
+
+# bail REASON: every test not run yet fails, loudly.
+bail() {
+	echo "# $*"
+	for n in 1 2 3; do
+		echo "not ok $n $(name $n) # $*"
+	done
+	cleanup
+	exit 1
+}
+
+name() {
+	case $1 in
+	1) echo "bpftrace ustack of sframe_bpf_chain_v2 (SFrame)" ;;
+	2) echo "BCC profile -U of sframe_bpf_chain_v2 (SFrame)" ;;
+	3) echo "bpftrace ustack of sframe_bpf_chain_fp (frame pointers)" ;;
+	esac
+}
+
+# perf_fds PID: the perf events PID has open.
+perf_fds() {
+	ls -l "/proc/$1/fd" 2>/dev/null | grep -c 'perf_event'
+}
+
+# The stacks that are right, innermost frame first, up to main, '|'
+# between two: the interrupted frame may be any function of the chain,
+# and the frames above it must be exactly its callers.  A frame pointer
+# walk, with SFrame as before it, misses the caller of spin_leaf, which
+# keeps no frame record (GCC makes none in a leaf that needs no stack):
+# there, the stacks a frame pointer walk gives.
+RIGHT_SFRAME="spin_leaf spin_mid spin_top main|spin_mid spin_top main|spin_top main|main"
+RIGHT_FP="spin_leaf spin_top main|spin_mid spin_top main|spin_top main|main"
+
+# check FILE RIGHT: FILE has one stack a line, "COUNT FRAME..." with the
+# innermost frame first; print "RIGHT TOTAL", the samples whose stack
+# begins with one of RIGHT and all, and the first wrong stacks in
+# FILE.wrong.
+check() {
+	awk -v right="$2" -v wrong="$1.wrong" '
+	BEGIN { nr = split(right, r, "|") }
+	{
+		total += $1
+		ok = 0
+		for (i = 1; i <= nr && !ok; i++) {
+			n = split(r[i], want, " ")
+			ok = NF >= 1 + n
+			for (j = 1; j <= n && ok; j++)
+				ok = $(1 + j) == want[j]
+		}
+		if (ok) {
+			good += $1
+		} else if (shown++ < 5) {
+			printf "# wrong (%d samples):", $1 > wrong
+			for (j = 2; j <= NF && j < 14; j++)
+				printf " %s", $j > wrong
+			printf "\n" > wrong
+		}
+	}
+	END { printf "%d %d\n", good, total }' "$1"
+}
+
+# report N WHAT FILE RIGHT: the verdict of test N on the stacks in FILE.
+report() {
+	set -- "$1" "$2" "$3" $(check "$3" "$4")
+	cat "$3.wrong" 2>/dev/null
+	if [ "$5" -eq 0 ]; then
+		echo "not ok $1 $2 # no samples"
+		return 1
+	fi
+	pct=$(awk -v r="$4" -v t="$5" 'BEGIN { printf "%.1f", 100 * r / t }')
+	echo "# $2: $4 of $5 samples complete and right ($pct%)"
+	if awk -v p="$pct" -v t=$TARGET 'BEGIN { exit !(p >= t) }'; then
+		echo "ok $1 $2"
+	else
+		echo "not ok $1 $2 # $pct% < $TARGET%"
+		return 1
+	fi
+}
+
+echo "TAP version 13"
+echo "1..3"
+for t in ./sframe_bpf_chain_v2 ./sframe_bpf_chain_fp; do
+	[ -x $t ] || bail "no $t"
+done
+command -v "$BPFTRACE" >/dev/null || bail "no bpftrace: install bpftrace"
+[ -x "$PROFILE" ] || bail "no $PROFILE: install bpfcc-tools"
+
+# The programs, waiting for a line each.
+mkfifo "$TMP/go_v2" "$TMP/go_fp" || bail "mkfifo failed"
+exec 3<>"$TMP/go_v2" 4<>"$TMP/go_fp"
+./sframe_bpf_chain_v2 spin 100000 <"$TMP/go_v2" >"$TMP/v2.out" 2>&1 &
+v2=$!
+./sframe_bpf_chain_fp spin 100000 <"$TMP/go_fp" >"$TMP/fp.out" 2>&1 &
+fp=$!
+pids="$v2 $fp"
+
+# The tools, at once.  A job started with & ignores SIGINT, which stops
+# both tools, and BCC's Python only takes it as KeyboardInterrupt
+# when it is not ignored: start them with the default.
+t0=$(cut -d' ' -f1 /proc/uptime)
+env --default-signal=INT "$BPFTRACE" -e \
+	'profile:hz:99 /pid == $1 || pid == $2/ { @[pid, ustack] = count(); }' \
+	"$v2" "$fp" >"$TMP/bt.out" 2>"$TMP/bt.err" &
+bt=$!
+env --default-signal=INT "$PROFILE" -U -f -F 99 -p "$v2" \
+	>"$TMP/bcc.out" 2>"$TMP/bcc.err" &
+bcc=$!
+pids="$pids $bt $bcc"
+
+cpus=$(getconf _NPROCESSORS_ONLN)
+bt_up= bcc_up=
+while [ -z "$bt_up" ] || [ -z "$bcc_up" ]; do
+	now=$(cut -d' ' -f1 /proc/uptime)
+	el=$(awk -v a="$t0" -v b="$now" 'BEGIN { printf "%d", b - a }')
+	for p in bt bcc; do
+		eval "pid=\$$p up=\$${p}_up"
+		[ -n "$up" ] && continue
+		if ! kill -0 "$pid" 2>/dev/null; then
+			sed 's/^/# /' "$TMP/$p.err" "$TMP/$p.out" 2>/dev/null |
+				head -n 30
+			bail "$p exited before it sampled"
+		fi
+		[ "$(perf_fds "$pid")" -ge "$cpus" ] && eval "${p}_up=$el"
+	done
+	if [ "$el" -gt "$START_LIMIT" ]; then
+		sed 's/^/# /' "$TMP/bt.err" "$TMP/bcc.err" 2>/dev/null | head -n 30
+		bail "the tools did not start within ${START_LIMIT}s"
+	fi
+	sleep 1
+done
+echo "# started in: bpftrace ${bt_up}s, BCC profile ${bcc_up}s"
+
+sleep 1
+echo go >&3
+echo go >&4
+sleep "$SAMPLE_S"
+kill -INT "$bt" "$bcc"
+wait "$bt"
+bt_rc=$?
+wait "$bcc"
+bcc_rc=$?
+for p in $v2 $fp; do
+	kill -KILL "$p" 2>/dev/null
+done
+pids=
+wait 2>/dev/null
+exec 3>&- 4>&-
+now=$(cut -d' ' -f1 /proc/uptime)
+echo "# $(awk -v a="$t0" -v b="$now" 'BEGIN { printf "%d", b - a }')s with both tools"
+
+# bpftrace's map, a stack a key: "@[PID, " and the frames a line, then
+# "]: COUNT".  One line a stack for check, per program.
+awk -v v2="$v2" -v fp="$fp" -v dir="$TMP" '
+	/^@\[/ { pid = $0; sub(/^@\[/, "", pid); sub(/,.*/, "", pid)
+		 frames = ""; next }
+	/^\]: [0-9]+$/ { f = pid == v2 ? "v2" : pid == fp ? "fp" : "other"
+			 printf "%s%s\n", $2, frames >> (dir "/bt_" f ".stacks")
+			 next }
+	{ s = $1; sub(/\+[0-9]+$/, "", s); frames = frames " " s }
+' "$TMP/bt.out"
+
+# BCC's folded stacks: "COMM;OUTERMOST;...;INNERMOST COUNT".
+awk '{
+	c = $NF; sub(/ [0-9]+$/, "")
+	n = split($0, f, ";")
+	printf "%s", c
+	for (i = n; i >= 2; i--) printf " %s", f[i]
+	printf "\n"
+}' "$TMP/bcc.out" >"$TMP/bcc_v2.stacks"
+
+echo "# bpftrace exit $bt_rc, BCC profile exit $bcc_rc"
+for f in bt_v2 bcc_v2 bt_fp; do
+	touch "$TMP/$f.stacks"
+	echo "# $f: the most frequent stacks:"
+	sort -rn "$TMP/$f.stacks" | head -n 3 | cut -c1-200 | sed 's/^/#   /'
+done
+[ -s "$TMP/bt.err" ] && sed 's/^/# bpftrace: /' "$TMP/bt.err" | head -n 10
+[ -s "$TMP/bcc.err" ] && sed 's/^/# bcc: /' "$TMP/bcc.err" | head -n 10
+
+rc=0
+report 1 "$(name 1)" "$TMP/bt_v2.stacks" "$RIGHT_SFRAME" || rc=1
+if [ $bcc_rc -ne 0 ]; then
+	echo "not ok 2 $(name 2) # exit $bcc_rc"
+	rc=1
+else
+	report 2 "$(name 2)" "$TMP/bcc_v2.stacks" "$RIGHT_SFRAME" || rc=1
+fi
+report 3 "$(name 3)" "$TMP/bt_fp.stacks" "$RIGHT_FP" || rc=1
+[ $bt_rc -eq 0 ] || { echo "# bpftrace exit $bt_rc"; rc=1; }
+cleanup
+exit $rc
