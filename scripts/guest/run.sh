@@ -19,6 +19,10 @@ ln -sf /proc/self/fd/2 /dev/stderr
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
 hostname sframe-guest
+# The sid root, where the host shares it (x86-64): sid's BCC.
+mkdir -p /run/sid-root
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=1048576,ro,cache=loose \
+	sid /run/sid-root 2>/dev/null || rmdir /run/sid-root
 leaks=/sys/kernel/debug/kmemleak
 # What boot allocated is not the job's: only leaks from here on count.
 # The periodic scan of all memory would take a CPU from the tests for

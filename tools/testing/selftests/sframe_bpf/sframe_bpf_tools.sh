@@ -28,6 +28,13 @@
 # on their input): under TCG each takes a minute or two to compile its
 # program.  The programs spin once both tools have opened their perf
 # events, and are sampled for SFB_TOOLS_SECONDS (10) seconds.
+#
+# BCC compiles its C at startup against the kernel's headers, which it
+# unpacks from /sys/kernel/kheaders.tar.xz (CONFIG_IKHEADERS).  Since
+# Linux 6.19 they need -fms-extensions, which BCC 0.31 (Debian trixie)
+# does not pass: profile cannot start.  Where a newer Debian root is
+# mounted at $SFB_BCC_ROOT (/run/sid-root: the test guest mounts sid's,
+# with its BCC 0.37), its profile-bpfcc runs chrooted there.
 cd "$(dirname "$0")" || exit 1
 
 TARGET=95
@@ -35,15 +42,21 @@ SAMPLE_S=${SFB_TOOLS_SECONDS:-10}
 START_LIMIT=${SFB_TOOLS_START_LIMIT:-420}
 BPFTRACE=${BPFTRACE:-bpftrace}
 PROFILE=${BCC_PROFILE:-/usr/sbin/profile-bpfcc}
+BCC_ROOT=${SFB_BCC_ROOT:-/run/sid-root}
 
 TMP=$(mktemp -d /tmp/sframe_bpf_tools.XXXXXX) || exit 1
 pids=
+mounted=
 
 cleanup() {
 	for p in $pids; do
 		kill -KILL "$p" 2>/dev/null
 	done
 	wait 2>/dev/null
+	for m in $mounted; do
+		umount -R "$m"
+	done
+	mounted=
 	rm -rf "$TMP"
 }
 
@@ -131,7 +144,10 @@ for t in ./sframe_bpf_chain_v2 ./sframe_bpf_chain_fp; do
 	[ -x $t ] || bail "no $t"
 done
 command -v "$BPFTRACE" >/dev/null || bail "no bpftrace: install bpftrace"
-[ -x "$PROFILE" ] || bail "no $PROFILE: install bpfcc-tools"
+[ -x "$BCC_ROOT$PROFILE" ] || BCC_ROOT=
+[ -x "$BCC_ROOT$PROFILE" ] || bail "no $PROFILE: install bpfcc-tools"
+echo "# $("$BPFTRACE" --version 2>&1), BCC $(cat "$BCC_ROOT/usr/lib/python3/dist-packages/bcc/version.py" 2>/dev/null |
+	sed -n "s/^__version__ *= *'\(.*\)'/\1/p") in ${BCC_ROOT:-/}"
 
 # The programs, waiting for a line each.
 mkfifo "$TMP/go_v2" "$TMP/go_fp" || bail "mkfifo failed"
@@ -150,7 +166,23 @@ env --default-signal=INT "$BPFTRACE" -e \
 	'profile:hz:99 /pid == $1 || pid == $2/ { @[pid, ustack] = count(); }' \
 	"$v2" "$fp" >"$TMP/bt.out" 2>"$TMP/bt.err" &
 bt=$!
-env --default-signal=INT "$PROFILE" -U -f -F 99 -p "$v2" \
+# BCC in $BCC_ROOT, chrooted, with /proc, /sys, /dev, a /tmp, and the
+# top directory of the programs' path (/mnt in the test guest), where BCC
+# reads their symbols: mounted in this mount namespace, for BCC to see
+# the programs' files as they do (in a namespace of its own, BCC 0.37
+# finds no symbols), and unmounted at the end.
+set --
+if [ -n "$BCC_ROOT" ]; then
+	top=/$(pwd -P | cut -d/ -f2)
+	for m in /proc /sys /dev "$top"; do
+		mount --rbind "$m" "$BCC_ROOT$m" || bail "cannot mount $m in $BCC_ROOT"
+		mounted="$BCC_ROOT$m $mounted"
+	done
+	mount -t tmpfs tmpfs "$BCC_ROOT/tmp" || bail "cannot mount $BCC_ROOT/tmp"
+	mounted="$BCC_ROOT/tmp $mounted"
+	set -- chroot "$BCC_ROOT"
+fi
+env --default-signal=INT "$@" "$PROFILE" -U -f -F 99 -p "$v2" \
 	>"$TMP/bcc.out" 2>"$TMP/bcc.err" &
 bcc=$!
 pids="$pids $bt $bcc"
