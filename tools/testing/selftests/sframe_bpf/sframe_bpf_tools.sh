@@ -146,8 +146,9 @@ done
 command -v "$BPFTRACE" >/dev/null || bail "no bpftrace: install bpftrace"
 [ -x "$BCC_ROOT$PROFILE" ] || BCC_ROOT=
 [ -x "$BCC_ROOT$PROFILE" ] || bail "no $PROFILE: install bpfcc-tools"
-echo "# $("$BPFTRACE" --version 2>&1), BCC $(cat "$BCC_ROOT/usr/lib/python3/dist-packages/bcc/version.py" 2>/dev/null |
-	sed -n "s/^__version__ *= *'\(.*\)'/\1/p") in ${BCC_ROOT:-/}"
+bcc_version=$(sed -n "s/^__version__ *= *'\(.*\)'/\1/p" \
+	"$BCC_ROOT/usr/lib/python3/dist-packages/bcc/version.py" 2>/dev/null)
+echo "# $("$BPFTRACE" --version 2>&1), BCC $bcc_version in ${BCC_ROOT:-/}"
 
 # The programs, waiting for a line each.
 mkfifo "$TMP/go_v2" "$TMP/go_fp" || bail "mkfifo failed"
@@ -178,7 +179,7 @@ if [ -n "$BCC_ROOT" ]; then
 		mount --rbind "$m" "$BCC_ROOT$m" || bail "cannot mount $m in $BCC_ROOT"
 		mounted="$BCC_ROOT$m $mounted"
 	done
-	mount -t tmpfs tmpfs "$BCC_ROOT/tmp" || bail "cannot mount $BCC_ROOT/tmp"
+	mount -t tmpfs none "$BCC_ROOT/tmp" || bail "cannot mount $BCC_ROOT/tmp"
 	mounted="$BCC_ROOT/tmp $mounted"
 	set -- chroot "$BCC_ROOT"
 fi
