@@ -112,12 +112,17 @@ static double cpu_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* The loop where the samples land: no call, no system call. */
+/*
+ * The loop where the samples land: no call, no system call.  Long enough
+ * (about 0.1 s under TCG) that few samples land in spin_mid's clock_gettime()
+ * instead: a CPU-time clock is a system call, and the C library has no
+ * SFrame section here, so such a sample's stack ends in the C library.
+ */
 SFT_FN unsigned long spin_leaf(unsigned long n)
 {
 	unsigned long i, x = n;
 
-	for (i = 0; i < 2000000; i++)
+	for (i = 0; i < 20000000; i++)
 		x = x * 6364136223846793005UL + 1442695040888963407UL;
 	return x;
 }
