@@ -36,7 +36,7 @@ help:
 	@echo '  make boot-loop     boot the debug kernel BOOTS times (50), two guests at a time, count boots with a splat'
 	@echo '  make sparse        sparse (C=2) on the files of the series, in the test kernel build'
 	@echo '  make distro        W=1 build of the series objects with Debian'"'"'s config and allmodconfig'
-	@echo '  make glibc         Debian trixie'"'"'s glibc with tools/sframe/glibc (ld.so calls codectl), built,\n                     and the codectl dlopen/stack/sidecar cases run with its ld.so in the guest'
+	@echo '  make glibc         Debian trixie'"'"'s glibc with glibc/ (ld.so calls codectl), built,\n                     and the codectl dlopen/stack/sidecar cases run with its ld.so in the guest'
 	@echo '  make roots         make the Debian roots (trixie, sid) if missing'
 	@echo '  make clean         remove out/ (caches stay in ~/.cache/sframe-linux)'
 

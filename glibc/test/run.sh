@@ -12,7 +12,7 @@ set -euo pipefail
 src=${1:?usage: run.sh SRC OUT}
 out=${2:?usage: run.sh SRC OUT}
 here=$(cd "$(dirname "$0")" && pwd)
-gen=$here/../../gen
+gen=$here/../../tools/sframe/gen
 linux=$src/sysdeps/unix/sysv/linux
 [ -f "$linux/dl-sframe.c" ] || { echo "no $linux/dl-sframe.c" >&2; exit 2; }
 
