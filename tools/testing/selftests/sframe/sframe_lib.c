@@ -138,6 +138,9 @@ static void tracepoint_attr(struct perf_event_attr *attr, int tp_id,
 	/* sft_perf_collect() parses exactly this layout. */
 	attr->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN;
 	attr->sample_id_all = 1;
+	/* For sft_perf_print_count() */
+	attr->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			    PERF_FORMAT_TOTAL_TIME_RUNNING;
 	attr->disabled = 1;
 	attr->exclude_callchain_kernel = 1;
 	attr->defer_callchain = deferred;
@@ -277,6 +280,27 @@ int sft_perf_open_task_clock(struct sft_perf *p, pid_t pid, __u64 period_ns)
 		return -err;
 	}
 	return perf_map(p);
+}
+
+/**
+ * sft_perf_print_count() - Print what a tracepoint event counted
+ * @p: the event, from sft_perf_open_tracepoint()
+ *
+ * When a run has fewer samples than system calls, this tells an event that
+ * was never scheduled in (running 0) or that did not count the calls from
+ * one that counted them and lost their samples.
+ */
+void sft_perf_print_count(const struct sft_perf *p)
+{
+	__u64 v[3];
+
+	if (read(p->fd, v, sizeof(v)) != sizeof(v)) {
+		ksft_perror("read of the perf event");
+		return;
+	}
+	ksft_print_msg("event: %llu hits, enabled %llu ns, running %llu ns\n",
+		       (unsigned long long)v[0], (unsigned long long)v[1],
+		       (unsigned long long)v[2]);
 }
 
 /**

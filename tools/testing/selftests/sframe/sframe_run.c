@@ -188,6 +188,7 @@ static bool run_ok(const struct sft_run *r)
 		ksft_print_msg("ring: %u unmatched, %u duplicate, %u lost, %u other\n",
 			       st->unmatched, st->duplicates, st->lost,
 			       st->other);
+		sft_perf_print_count(&r->ev);
 		return false;
 	}
 	return true;

@@ -339,6 +339,7 @@ static enum vd_stack vd_unwind(double *t_enter, double *t_exit)
 	    !s->merged || s->tid != (__u32)gettid() || !s->nr) {
 		ksft_print_msg("getppid %ld, %d samples, %u deferred records, %u lost\n",
 			       ret, n, st.deferred, st.lost);
+		sft_perf_print_count(&ev);
 		return VD_BROKEN;
 	}
 	if (s->ips[0] != sysret)
