@@ -43,7 +43,8 @@ int sft_perf_open_tracepoint(struct sft_perf *p, int tp_id, bool deferred);
 int sft_perf_open_tracepoint_pid(struct sft_perf *p, int tp_id, bool deferred,
 				 pid_t pid);
 int sft_perf_open_task_clock(struct sft_perf *p, pid_t pid, __u64 period_ns);
-void sft_perf_print_count(const struct sft_perf *p);
+bool sft_perf_print_count(const struct sft_perf *p);
+bool sft_perf_missed(struct sft_perf *p, int tp_id);
 int sft_perf_enable(struct sft_perf *p);
 int sft_perf_disable(struct sft_perf *p);
 void sft_perf_close(struct sft_perf *p);
@@ -202,6 +203,7 @@ struct sft_run {
 	int nsamples;
 	struct sft_ring_stats stats;
 	int verdict[SFT_CHAIN_SAMPLES];
+	int tp;			/* the event's tracepoint */
 };
 
 int sft_run_open(struct sft_run *r);
@@ -216,7 +218,7 @@ int sft_run_verdict(struct sft_run *r, const struct sft_symtab *syms,
  * system calls.  Evaluates to 0 or a negative errno; then see
  * sft_run_verdict().
  */
-#define SFT_RECORD_CHAIN(r)						\
+#define SFT_RECORD_CHAIN_ONCE(r)					\
 ({									\
 	struct sft_run *__r = (r);					\
 	int __err = sft_run_begin(__r);					\
@@ -224,6 +226,16 @@ int sft_run_verdict(struct sft_run *r, const struct sft_symtab *syms,
 	if (!__err)							\
 		__err = SFT_RUN_CHAIN(&__r->walk);			\
 	sft_run_end(__r, __err);					\
+})
+
+/* Once more when the event missed the run: see sft_perf_missed() */
+#define SFT_RECORD_CHAIN(r)						\
+({									\
+	int __ret = SFT_RECORD_CHAIN_ONCE(r);				\
+									\
+	if (__ret == -EAGAIN)						\
+		__ret = SFT_RECORD_CHAIN_ONCE(r);			\
+	__ret;								\
 })
 
 /*

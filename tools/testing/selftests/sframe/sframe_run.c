@@ -75,6 +75,7 @@ int sft_run_open(struct sft_run *r)
 	tp = sft_tracepoint_id(TP_GROUP, TP_EVENT);
 	if (tp < 0)
 		return tp;
+	r->tp = tp;
 	return sft_perf_open_tracepoint(&r->ev, tp, true);
 }
 
@@ -106,7 +107,9 @@ int sft_run_begin(struct sft_run *r)
  * @r: the run
  * @err: how the run went: 0, or a negative errno
  *
- * Return: @err, or a negative errno after printing why.
+ * Return: @err, or a negative errno after printing why: -EAGAIN when the
+ * event missed the whole run and was opened again (sft_perf_missed()),
+ * for the caller to run once more.
  */
 int sft_run_end(struct sft_run *r, int err)
 {
@@ -123,6 +126,8 @@ int sft_run_end(struct sft_run *r, int err)
 	if (n < 0)
 		return err ? err : n;
 	r->nsamples = n;
+	if (!err && !n && sft_perf_missed(&r->ev, r->tp))
+		return -EAGAIN;
 	return err;
 }
 

@@ -145,6 +145,7 @@ struct vd_sec {
 
 static struct sft_symtab syms;
 static struct sft_perf ev = { .fd = -1 };
+static int ev_tp = -1;
 static unsigned char *vd_code;
 static long (*vd_fn)(void);
 static size_t vd_code_len;
@@ -315,9 +316,11 @@ static const char * const vd_stack_names[] = {
 
 /*
  * Call the code under the event; its stack, and when the system call was
- * made and returned (the deferred walk is done by then).
+ * made and returned (the deferred walk is done by then).  *@missed: the
+ * event missed the system call and was opened again (sft_perf_missed()).
  */
-static enum vd_stack vd_unwind(double *t_enter, double *t_exit)
+static enum vd_stack vd_unwind_once(double *t_enter, double *t_exit,
+				    bool *missed)
 {
 	static struct sft_sample samples[4];
 	const struct sft_sample *s = &samples[0];
@@ -339,7 +342,10 @@ static enum vd_stack vd_unwind(double *t_enter, double *t_exit)
 	    !s->merged || s->tid != (__u32)gettid() || !s->nr) {
 		ksft_print_msg("getppid %ld, %d samples, %u deferred records, %u lost\n",
 			       ret, n, st.deferred, st.lost);
-		sft_perf_print_count(&ev);
+		if (n)
+			sft_perf_print_count(&ev);
+		else
+			*missed = sft_perf_missed(&ev, ev_tp);
 		return VD_BROKEN;
 	}
 	if (s->ips[0] != sysret)
@@ -349,6 +355,17 @@ static enum vd_stack vd_unwind(double *t_enter, double *t_exit)
 	caller = sft_symtab_lookup(&syms, s->ips[1] - 1);
 	return caller && !strcmp(caller->name, "vd_call") ? VD_SFRAME :
 							      VD_OTHER;
+}
+
+/* vd_unwind_once(), once more if the event missed the system call */
+static enum vd_stack vd_unwind(double *t_enter, double *t_exit)
+{
+	bool missed = false;
+	enum vd_stack v = vd_unwind_once(t_enter, t_exit, &missed);
+
+	if (missed)
+		v = vd_unwind_once(t_enter, t_exit, &missed);
+	return v;
 }
 
 /* Register @vs with size @size, unwind, check the stack and the state */
@@ -604,6 +621,7 @@ int main(int argc, char **argv)
 		ksft_exit_fail_msg("cannot read this program's symbols\n");
 	/* Without the event, every case fails. */
 	tp = sft_tracepoint_id("syscalls", "sys_enter_getppid");
+	ev_tp = tp;
 	if (tp < 0 || sft_perf_open_tracepoint(&ev, tp, true))
 		ksft_print_msg("no perf event with deferred callchains\n");
 	if (map_code() || write_sec(&long_sec, VD_LONG_FRES) ||
