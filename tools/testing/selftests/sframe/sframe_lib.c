@@ -327,7 +327,7 @@ bool sft_perf_missed(struct sft_perf *p, int tp_id)
 {
 	if (!sft_perf_print_count(p))
 		return false;
-	ksft_print_msg("perf: the event ran and counted no system call; opening it again and running once more\n");
+	ksft_print_msg("perf: the event counted no system call: opened again\n");
 	sft_perf_close(p);
 	return !sft_perf_open_tracepoint(p, tp_id, true);
 }
