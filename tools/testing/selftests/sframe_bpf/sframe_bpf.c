@@ -24,6 +24,14 @@
  *
  * bpf_get_stackid()'s stack, read from the stack map, must be the one
  * bpf_get_stack() gave.
+ *
+ * The programs of sframe_bpf_defer.bpf.c ask for complete stacks with
+ * bpf_unwind_user_request() and receive them from the
+ * bpf_unwind_user_stack tracepoint; each request must be answered once,
+ * with its cookie, by the chain (at the system calls) or the spinning
+ * chain (in samples); also at exit, from BPF_PROG_TEST_RUN, with programs
+ * attached and detached while requests are in flight, and the verifier's
+ * refusals.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -199,12 +207,26 @@ static int perf_open_clock(pid_t pid, bool callchain)
 	return fd;
 }
 
+/* @prog on a task-clock event of @pid; the link owns the event's fd */
+static struct bpf_link *attach_clock(struct bpf_program *prog, pid_t pid,
+				     bool callchain)
+{
+	struct bpf_link *link;
+	int fd = perf_open_clock(pid, callchain);
+
+	if (fd < 0)
+		return NULL;
+	link = bpf_program__attach_perf_event(prog, fd);
+	if (!link)
+		close(fd);
+	return link;
+}
+
 struct loaded {
 	struct bpf_object *obj;
 	struct bpf_link *links[5];
 	struct ring_buffer *rb;
 	int stackmap;
-	int perf_fds[2];
 };
 
 static void unload(struct loaded *l)
@@ -213,64 +235,84 @@ static void unload(struct loaded *l)
 
 	for (i = 0; i < 5; i++)
 		bpf_link__destroy(l->links[i]);
-	for (i = 0; i < 2; i++)
-		if (l->perf_fds[i] >= 0)
-			close(l->perf_fds[i]);
 	ring_buffer__free(l->rb);
 	bpf_object__close(l->obj);
 	memset(l, 0, sizeof(*l));
 }
 
-static bool chain_prog(const char *name)
-{
-	return !strcmp(name, "on_getppid") || !strcmp(name, "on_leaf") ||
-	       !strcmp(name, "on_leaf_s");
-}
-
 /*
- * Load the programs for @pid, running @binary, and attach them: @spin, the
- * perf_event ones, else the tracepoint and the uprobes.
+ * Open @file, the BPF object, for @tgid, and load the programs named in
+ * @progs (a NULL-terminated list), none of the others; @log, when not
+ * NULL, gets the verifier's log.
  */
-static int load(struct loaded *l, pid_t pid, const char *binary, bool spin)
+static int open_object(struct loaded *l, const char *file, pid_t tgid,
+		       const char *const *progs, char *log, size_t log_size)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, uopts, .func_name = "st_leaf_bare");
 	char path[PATH_MAX + 32];
 	struct bpf_program *prog;
 	struct bpf_map *rodata;
+	unsigned int i;
 	size_t size;
-	__u32 *tgid;
+	__u32 *tgidp;
 	int err;
 
 	memset(l, 0, sizeof(*l));
-	l->perf_fds[0] = -1;
-	l->perf_fds[1] = -1;
-	snprintf(path, sizeof(path), "%s/sframe_bpf.bpf.o", dir);
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	l->obj = bpf_object__open_file(path, NULL);
 	if (!l->obj) {
 		ksft_print_msg("cannot open %s: %s\n", path, strerror(errno));
 		return -errno;
 	}
 	rodata = bpf_object__find_map_by_name(l->obj, ".rodata");
-	tgid = rodata ? bpf_map__initial_value(rodata, &size) : NULL;
-	if (!tgid || size < sizeof(*tgid)) {
+	tgidp = rodata ? bpf_map__initial_value(rodata, &size) : NULL;
+	if (!tgidp || size < sizeof(*tgidp)) {
 		ksft_print_msg("no .rodata for target_tgid\n");
 		return -EINVAL;
 	}
-	*tgid = pid;
-	bpf_object__for_each_program(prog, l->obj)
-		bpf_program__set_autoload(prog, spin !=
-					  chain_prog(bpf_program__name(prog)));
+	*tgidp = tgid;
+	bpf_object__for_each_program(prog, l->obj) {
+		bool want = false;
+
+		for (i = 0; progs[i]; i++)
+			want |= !strcmp(progs[i], bpf_program__name(prog));
+		bpf_program__set_autoload(prog, want);
+		if (want && log)
+			bpf_program__set_log_buf(prog, log, log_size);
+	}
 	err = bpf_object__load(l->obj);
 	if (err) {
-		ksft_print_msg("loading %s: %s\n", path, strerror(-err));
+		if (!log)
+			ksft_print_msg("loading %s: %s\n", path, strerror(-err));
 		return err;
 	}
-	l->stackmap = bpf_object__find_map_fd_by_name(l->obj, "stackmap");
 	l->rb = ring_buffer__new(bpf_object__find_map_fd_by_name(l->obj,
 								 "stacks"),
 				 on_record, NULL, NULL);
-	if (!l->rb)
-		return -errno;
+	return l->rb ? 0 : -errno;
+}
+
+/*
+ * Load the programs of sframe_bpf.bpf.o for @pid, running @binary, and
+ * attach them: @spin, the perf_event ones, else the tracepoint and the
+ * uprobes.
+ */
+static int load(struct loaded *l, pid_t pid, const char *binary, bool spin)
+{
+	static const char *const chain_progs[] = {
+		"on_getppid", "on_leaf", "on_leaf_s", NULL
+	};
+	static const char *const spin_progs[] = {
+		"on_sample", "on_sample_pe", NULL
+	};
+	LIBBPF_OPTS(bpf_uprobe_opts, uopts, .func_name = "st_leaf_bare");
+	struct bpf_program *prog;
+	int err;
+
+	err = open_object(l, "sframe_bpf.bpf.o", pid,
+			  spin ? spin_progs : chain_progs, NULL, 0);
+	if (err)
+		return err;
+	l->stackmap = bpf_object__find_map_fd_by_name(l->obj, "stackmap");
 
 	if (!spin) {
 		prog = bpf_object__find_program_by_name(l->obj, "on_getppid");
@@ -286,17 +328,11 @@ static int load(struct loaded *l, pid_t pid, const char *binary, bool spin)
 							      0, &uopts);
 		return l->links[3] && l->links[4] ? 0 : -errno;
 	}
-	l->perf_fds[0] = perf_open_clock(pid, false);
-	l->perf_fds[1] = perf_open_clock(pid, true);
-	if (l->perf_fds[0] < 0 || l->perf_fds[1] < 0)
-		return -errno;
 	prog = bpf_object__find_program_by_name(l->obj, "on_sample");
-	l->links[1] = bpf_program__attach_perf_event(prog, l->perf_fds[0]);
+	l->links[1] = attach_clock(prog, pid, false);
 	prog = bpf_object__find_program_by_name(l->obj, "on_sample_pe");
-	l->links[2] = bpf_program__attach_perf_event(prog, l->perf_fds[1]);
-	if (!l->links[1] || !l->links[2])
-		return -errno;
-	return 0;
+	l->links[2] = attach_clock(prog, pid, true);
+	return l->links[1] && l->links[2] ? 0 : -EIO;
 }
 
 static int drain(struct loaded *l)
@@ -311,23 +347,24 @@ static int drain(struct loaded *l)
  * collect what they recorded.  @l is always left for unload(), and the
  * child killed if the programs could not be attached to it.
  */
+typedef int (*loader_t)(struct loaded *l, pid_t pid, const char *binary,
+			bool spin);
+
 static int run_child(struct loaded *l, const char *prog, const char *mode,
 		     const char *arg, unsigned int nsym, const char *binary,
-		     bool spin)
+		     bool spin, loader_t loader)
 {
 	struct child c = { .pid = -1 };
 	int err;
 
 	memset(l, 0, sizeof(*l));
-	l->perf_fds[0] = -1;
-	l->perf_fds[1] = -1;
 	err = child_start(&c, prog, mode, arg);
 	if (!err && out.nsym != nsym) {
 		ksft_print_msg("%s %s: %u symbols\n", prog, mode, out.nsym);
 		err = -EINVAL;
 	}
 	if (!err)
-		err = load(l, c.pid, binary, spin);
+		err = loader(l, c.pid, binary, spin);
 	if (err) {
 		if (c.pid > 0)
 			kill(c.pid, SIGKILL);
@@ -412,7 +449,7 @@ static void test_chain(const char *prog, bool fp)
 
 	snprintf(runs, sizeof(runs), "%d", CHAIN_RUNS);
 	snprintf(path, sizeof(path), "%s/%s", dir, prog);
-	err = run_child(&l, prog, "chain", runs, 1, path, false);
+	err = run_child(&l, prog, "chain", runs, 1, path, false, load);
 	for (i = 0; !err && i < nrecords; i++) {
 		const struct sfb_record *r = &records[i];
 		unsigned int k = r->kind == SFB_UPROBE_S, n;
@@ -521,8 +558,7 @@ static void test_spin(const char *prog, bool fp, double target)
 	struct stack s;
 	int err;
 
-	err = run_child(&l, prog, "spin", SPIN_SECONDS, 4, NULL,
-			true);
+	err = run_child(&l, prog, "spin", SPIN_SECONDS, 4, NULL, true, load);
 	for (i = 0; !err && i < nrecords; i++) {
 		const struct sfb_record *r = &records[i];
 		unsigned int k = r->kind == SFB_SAMPLE_PE, j;
@@ -576,13 +612,462 @@ static void test_spin(const char *prog, bool fp, double target)
 			 prog);
 }
 
+/*
+ * Deferred stacks (sframe_bpf_defer.bpf.c): programs that cannot fault ask
+ * with bpf_unwind_user_request(), and the bpf_unwind_user_stack
+ * tracepoint delivers the stack on the task's way back to user space.
+ * The requests of one kernel entry share a cookie, whose stack comes
+ * exactly once.
+ */
+static const char *const defer_chain_progs[] = {
+	"req_getppid", "req_exit", "req_exiting", "deliver", NULL
+};
+
+static const char *const defer_spin_progs[] = {
+	"req_sample", "deliver", NULL
+};
+
+/* Detach in the reverse order of attach_defer(): the deliverer last */
+static void detach(struct loaded *l)
+{
+	unsigned int i;
+
+	for (i = 5; i-- > 0;) {
+		bpf_link__destroy(l->links[i]);
+		l->links[i] = NULL;
+	}
+}
+
+/* Attach @prog if it was loaded; req_sample to a task-clock event of @pid */
+static int attach_one(struct loaded *l, unsigned int *n,
+		      struct bpf_program *prog, pid_t pid)
+{
+	const char *name = bpf_program__name(prog);
+	struct bpf_link *link;
+
+	if (!bpf_program__autoload(prog) || !strcmp(name, "req_test_run"))
+		return 0;
+	if (!strcmp(name, "req_sample"))
+		link = attach_clock(prog, pid, false);
+	else
+		link = bpf_program__attach(prog);
+	if (!link || *n >= 5) {
+		ksft_print_msg("attaching %s: %s\n", name, strerror(errno));
+		bpf_link__destroy(link);
+		return -EIO;
+	}
+	l->links[(*n)++] = link;
+	return 0;
+}
+
+/*
+ * Attach the loaded programs, deliver first: a request made before it is
+ * attached would be answered to nobody.
+ */
+static int attach_defer(struct loaded *l, pid_t pid)
+{
+	struct bpf_program *prog, *deliver;
+	unsigned int n = 0;
+	int err;
+
+	deliver = bpf_object__find_program_by_name(l->obj, "deliver");
+	err = attach_one(l, &n, deliver, pid);
+	bpf_object__for_each_program(prog, l->obj)
+		if (!err && prog != deliver)
+			err = attach_one(l, &n, prog, pid);
+	return err;
+}
+
+static int load_defer(struct loaded *l, pid_t pid, const char *binary,
+		      bool spin)
+{
+	int err;
+
+	(void)binary;
+	err = open_object(l, "sframe_bpf_defer.bpf.o", pid,
+			  spin ? defer_spin_progs : defer_chain_progs, NULL, 0);
+	return err ? err : attach_defer(l, pid);
+}
+
+/* The first delivery of @cookie, and in *@count how many there were */
+static const struct sfb_record *delivery(__u64 cookie, unsigned int *count)
+{
+	const struct sfb_record *found = NULL;
+	unsigned int i;
+
+	*count = 0;
+	for (i = 0; i < nrecords; i++) {
+		if (records[i].kind != SFB_DELIVERED ||
+		    records[i].cookie != cookie)
+			continue;
+		if (!found)
+			found = &records[i];
+		(*count)++;
+	}
+	return found;
+}
+
+/* A request answered by exactly one delivery, of a non-empty stack */
+static const struct sfb_record *delivered_once(const struct sfb_record *r)
+{
+	const struct sfb_record *d;
+	unsigned int count;
+
+	if (r->ret < 0 || !r->cookie)
+		return NULL;
+	d = delivery(r->cookie, &count);
+	return count == 1 && d->ret > 0 ? d : NULL;
+}
+
+/*
+ * The chain's system calls, each asking for its stack at sys_enter: every
+ * stack delivered once, and the chain; at exit_group, the request pending
+ * when the task exits is delivered on its way out; at sched_process_exit,
+ * the exiting task gets -EINVAL.
+ */
+static void test_defer_chain(const char *prog)
+{
+	unsigned int i, nsys = 0, once = 0, right = 0, shown = 0;
+	unsigned int nexit = 0, exit_ok = 0, nexiting = 0, exiting_ok = 0;
+	char path[PATH_MAX + 64];
+	struct loaded l;
+	char runs[16];
+	int err;
+
+	snprintf(runs, sizeof(runs), "%d", CHAIN_RUNS);
+	snprintf(path, sizeof(path), "%s/%s", dir, prog);
+	err = run_child(&l, prog, "chain", runs, 1, path, false, load_defer);
+	for (i = 0; !err && i < nrecords; i++) {
+		const struct sfb_record *r = &records[i], *d;
+		struct stack s = {};
+		unsigned int n;
+
+		d = r->kind == SFB_DELIVERED ? NULL : delivered_once(r);
+		if (r->kind == SFB_REQ_EXIT) {
+			nexit++;
+			exit_ok += r->ret == 0 && d;
+		} else if (r->kind == SFB_REQ_EXITING) {
+			nexiting++;
+			exiting_ok += r->ret == -EINVAL && !r->cookie;
+		}
+		if (r->kind != SFB_REQ_SYSCALL)
+			continue;
+		n = nsys++;
+		once += r->ret == 0 && d;
+		if (d)
+			record_stack(d, &s);
+		if (d && n < out.ntruth && prefix_equal(&s, &out.truth[n])) {
+			right++;
+		} else if (shown++ < 4) {
+			ksft_print_msg("system call %u: request %lld, cookie %#llx\n",
+				       n, (long long)r->ret,
+				       (unsigned long long)r->cookie);
+			show("  delivered", &s);
+			if (n < out.ntruth)
+				show("  truth    ", &out.truth[n]);
+		}
+	}
+	unload(&l);
+	if (!err && (out.ntruth != 2 * CHAIN_RUNS || nsys != out.ntruth)) {
+		ksft_print_msg("%u system calls recorded, %u requests of them\n",
+			       out.ntruth, nsys);
+		err = -EIO;
+	}
+	if (err) {
+		ksft_test_result_fail("%s deferred chain: %s\n", prog,
+				      strerror(-err));
+		ksft_test_result_fail("%s deferred at exit\n", prog);
+		return;
+	}
+	ksft_print_msg("%s: %u requests at system calls, %u delivered once, %u the chain; exit_group %u of %u, sched_process_exit %u of %u\n",
+		       prog, nsys, once, right, exit_ok, nexit, exiting_ok,
+		       nexiting);
+	ksft_test_result(once == nsys && right == nsys,
+			 "%s deferred chain: each request delivered once, with its cookie, the chain frame by frame\n",
+			 prog);
+	ksft_test_result(nexit == 1 && exit_ok == 1 && nexiting == 1 &&
+			 exiting_ok == 1,
+			 "%s deferred at exit: a pending request is delivered on the way out, an exiting task gets -EINVAL\n",
+			 prog);
+}
+
+/*
+ * Samples of the program's user time from a perf_event program: each
+ * request delivered once, the stacks complete; the figures of the walk
+ * that cannot fault, in the same samples, for comparison.
+ */
+static void test_defer_spin(const char *prog)
+{
+	unsigned int n = 0, once = 0, leaf = 0, right = 0, now_right = 0;
+	unsigned int shown = 0, i;
+	struct loaded l;
+	int err;
+
+	err = run_child(&l, prog, "spin", SPIN_SECONDS, 4, NULL, true,
+			load_defer);
+	for (i = 0; !err && i < nrecords; i++) {
+		const struct sfb_record *r = &records[i], *d;
+		struct stack s, now;
+
+		if (r->kind != SFB_REQ_SAMPLE)
+			continue;
+		n++;
+		d = delivered_once(r);
+		once += !!d;
+		if (!d) {
+			unsigned int count = 0;
+
+			if (r->cookie)
+				delivery(r->cookie, &count);
+			if (shown++ < 3)
+				ksft_print_msg("request %u: returned %lld, cookie %#llx, %u deliveries\n",
+					       n, (long long)r->ret,
+					       (unsigned long long)r->cookie,
+					       count);
+			continue;
+		}
+		record_stack(d, &s);
+		record_stack(r, &now);
+		if (!s.nr || !in_sym(0, s.ips[0]))
+			continue;
+		leaf++;
+		now_right += spin_right(&now, false);
+		if (spin_right(&s, false)) {
+			right++;
+		} else if (shown++ < 3) {
+			ksft_print_msg("sample %u:\n", n);
+			show("  delivered", &s);
+		}
+	}
+	unload(&l);
+	if (err) {
+		ksft_test_result_fail("%s deferred samples: %s\n", prog,
+				      strerror(-err));
+		return;
+	}
+	ksft_print_msg("%s: %u requests, %u delivered once; in spin_leaf %u: deferred %u complete and right (%.1f%%), the walk that cannot fault %u (%.1f%%)\n",
+		       prog, n, once, leaf, right,
+		       leaf ? 100.0 * right / leaf : 0.0, now_right,
+		       leaf ? 100.0 * now_right / leaf : 0.0);
+	ksft_test_result(n >= 20 && once == n && leaf >= 20 && right == leaf,
+			 "%s deferred samples: each request delivered once, every stack complete and right\n",
+			 prog);
+}
+
+static bool in_executable_mapping(__u64 ip)
+{
+	unsigned long start, end;
+	char line[512], perms[8];
+	bool found = false;
+	FILE *f;
+
+	f = fopen("/proc/self/maps", "r");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%lx-%lx %7s", &start, &end, perms) == 3 &&
+			perms[2] == 'x' && ip >= start && ip < end;
+	fclose(f);
+	return found;
+}
+
+/*
+ * A raw_tp program run by BPF_PROG_TEST_RUN asks in this process's bpf()
+ * system calls: one delivery each, on their way back, each entry with a
+ * cookie of its own, the innermost frame in this process's code.
+ */
+static void test_defer_test_run(void)
+{
+	static const char *const progs[] = { "req_test_run", "deliver", NULL };
+	LIBBPF_OPTS(bpf_test_run_opts, topts);
+	unsigned int i, nreq = 0, ok = 0;
+	__u64 cookies[2] = {};
+	struct loaded l;
+	int err, fd;
+
+	err = open_object(&l, "sframe_bpf_defer.bpf.o", getpid(), progs,
+			  NULL, 0);
+	err = err ?: attach_defer(&l, getpid());
+	fd = err ? -1 : bpf_program__fd(bpf_object__find_program_by_name(l.obj,
+							"req_test_run"));
+	for (i = 0; !err && i < 2; i++)
+		err = bpf_prog_test_run_opts(fd, &topts);
+	err = err ?: drain(&l);
+	for (i = 0; !err && i < nrecords; i++) {
+		const struct sfb_record *r = &records[i], *d;
+
+		if (r->kind != SFB_REQ_TEST_RUN)
+			continue;
+		d = delivered_once(r);
+		if (nreq < 2)
+			cookies[nreq] = r->cookie;
+		nreq++;
+		ok += r->ret == 0 && d && in_executable_mapping(d->user[0]);
+	}
+	unload(&l);
+	if (!err)
+		ksft_print_msg("BPF_PROG_TEST_RUN: %u requests, %u delivered once, cookies %#llx %#llx\n",
+			       nreq, ok, (unsigned long long)cookies[0],
+			       (unsigned long long)cookies[1]);
+	ksft_test_result(!err && nreq == 2 && ok == 2 &&
+			 cookies[0] != cookies[1],
+			 "deferred in bpf(): each system call delivered once, with a cookie of its own\n");
+}
+
+/* What the verifier must refuse, and why */
+static void test_defer_verifier(void)
+{
+	static const struct {
+		const char *prog, *why, *what;
+	} cases[] = {
+		{ "bad_null", "Possibly NULL pointer passed",
+		  "a NULL cookie" },
+		{ "bad_prog_type",
+		  "calling kernel function bpf_unwind_user_request is not allowed",
+		  "a socket filter" },
+	};
+	static char log[65536];
+	libbpf_print_fn_t old = libbpf_set_print(NULL);
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		const char *progs[] = { cases[i].prog, NULL };
+		struct loaded l;
+		bool refused;
+		int err;
+
+		log[0] = '\0';
+		err = open_object(&l, "sframe_bpf_defer.bpf.o", getpid(), progs,
+				  log, sizeof(log));
+		unload(&l);
+		refused = err && strstr(log, cases[i].why);
+		if (!refused)
+			ksft_print_msg("%s: load returned %d, log:\n%.2000s\n",
+				       cases[i].prog, err, log);
+		ksft_test_result(refused,
+				 "verifier: bpf_unwind_user_request() refused for %s: \"%s\"\n",
+				 cases[i].what, cases[i].why);
+	}
+	libbpf_set_print(old);
+}
+
+/*
+ * Attach and detach the requesting and delivering programs in a loop
+ * while the program spins and is sampled: requests are in flight at each
+ * detach.  The stacks delivered are whole, and the kernel says nothing
+ * (the guest fails on any splat).
+ */
+/* SFB_CHURN_SECONDS: longer runs, on the debug kernel (default 10) */
+static unsigned int churn_seconds(void)
+{
+	const char *env = getenv("SFB_CHURN_SECONDS");
+	long secs = env ? strtol(env, NULL, 10) : 0;
+
+	return secs > 0 && secs < 3600 ? secs : 10;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct tally {
+	unsigned int requests;	/* distinct cookies of requests */
+	unsigned int delivered;	/* ... answered */
+	unsigned int extra;	/* deliveries of a cookie twice, or unasked */
+	unsigned int empty;	/* deliveries of no stack */
+};
+
+/* Match the requests of the records with their deliveries, by cookie */
+static void tally_deliveries(struct tally *t)
+{
+	static __u64 req[MAX_RECORDS], del[MAX_RECORDS];
+	unsigned int nreq = 0, ndel = 0, i, j = 0;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < nrecords; i++) {
+		const struct sfb_record *r = &records[i];
+
+		if (r->kind == SFB_DELIVERED) {
+			del[ndel++] = r->cookie;
+			t->empty += r->ret <= 0;
+		} else if (r->ret >= 0) {
+			req[nreq++] = r->cookie;
+		}
+	}
+	qsort(req, nreq, sizeof(*req), cmp_u64);
+	qsort(del, ndel, sizeof(*del), cmp_u64);
+	for (i = 0; i < nreq; i++) {
+		if (i && req[i] == req[i - 1])
+			continue;	/* requests of one entry */
+		t->requests++;
+		for (; j < ndel && del[j] < req[i]; j++)
+			t->extra++;
+		if (j < ndel && del[j] == req[i]) {
+			t->delivered++;
+			for (j++; j < ndel && del[j] == req[i]; j++)
+				t->extra++;
+		}
+	}
+	t->extra += ndel - j;
+}
+
+static void test_defer_churn(const char *prog, unsigned int seconds)
+{
+	unsigned int cycles = 0;
+	struct tally t;
+	struct child c = { .pid = -1 };
+	char secs[16];
+	struct loaded l = {};
+	int err, status;
+
+	nrecords = 0;
+	dropped = 0;
+	snprintf(secs, sizeof(secs), "%u", seconds);
+	err = child_start(&c, prog, "spin", secs);
+	err = err ?: open_object(&l, "sframe_bpf_defer.bpf.o", c.pid,
+				 defer_spin_progs, NULL, 0);
+	if (!err && write(c.to, "go\n", 3) != 3)
+		err = -errno;
+	while (!err && waitpid(c.pid, &status, WNOHANG) == 0) {
+		err = attach_defer(&l, c.pid);
+		usleep(20000);
+		detach(&l);
+		/* Ended while the programs were being attached */
+		if (err && waitpid(c.pid, &status, WNOHANG) == c.pid)
+			err = 0;
+		err = err ?: (ring_buffer__consume(l.rb) < 0 ? -EIO : 0);
+		cycles++;
+	}
+	if (c.pid > 0 && err) {
+		kill(c.pid, SIGKILL);
+		waitpid(c.pid, &status, 0);
+	}
+	if (c.from)
+		fclose(c.from);
+	if (c.to > 0)
+		close(c.to);
+	err = err ?: (ring_buffer__consume(l.rb) < 0 ? -EIO : 0);
+	unload(&l);
+	tally_deliveries(&t);
+	ksft_print_msg("%s: %u attach/detach cycles in %u s: %u requests, %u delivered, %u not (a detach in between), %u deliveries twice or unasked, %u empty; %u records lost\n",
+		       prog, cycles, seconds, t.requests, t.delivered,
+		       t.requests - t.delivered, t.extra, t.empty, dropped);
+	ksft_test_result(!err && cycles >= 10 && t.delivered && !t.extra &&
+			 !t.empty && !dropped,
+			 "%s deferred: attach and detach with requests in flight\n",
+			 prog);
+}
+
 int main(void)
 {
 	char exe[PATH_MAX];
 	ssize_t len;
 
 	ksft_print_header();
-	ksft_set_plan(3 * 3 + 2 * 3);
+	ksft_set_plan(3 * 3 + 2 * 3 + 2 * 2 + 2 + 1 + 2 + 1);
 
 	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (len <= 0)
@@ -599,5 +1084,15 @@ int main(void)
 	test_spin("sframe_bpf_chain_fp", true, TARGET_PCT);
 	test_spin("sframe_bpf_chain_v2", false, TARGET_PCT);
 	test_spin("sframe_bpf_chain_v3", false, TARGET_PCT);
+	/* Deferred stacks: they need the kernel's BTF, as every kfunc does */
+	if (access("/sys/kernel/btf/vmlinux", R_OK))
+		ksft_print_msg("no /sys/kernel/btf/vmlinux: bpf_unwind_user_request() cannot be called (CONFIG_DEBUG_INFO_BTF)\n");
+	test_defer_chain("sframe_bpf_chain_v2");
+	test_defer_chain("sframe_bpf_chain_v3");
+	test_defer_spin("sframe_bpf_chain_v2");
+	test_defer_spin("sframe_bpf_chain_v3");
+	test_defer_test_run();
+	test_defer_verifier();
+	test_defer_churn("sframe_bpf_chain_v2", churn_seconds());
 	ksft_finished();
 }

@@ -12,6 +12,13 @@ enum sfb_kind {
 	SFB_SAMPLE_PE = 3,	/* task-clock sample, deferred callchain */
 	SFB_UPROBE = 4,		/* uprobe at st_leaf_bare */
 	SFB_UPROBE_S = 5,	/* sleepable uprobe at st_leaf_bare */
+	/* sframe_bpf_defer.bpf.c: bpf_unwind_user_request() at ... */
+	SFB_REQ_SYSCALL = 6,	/* sys_enter_getppid */
+	SFB_REQ_SAMPLE = 7,	/* task-clock sample */
+	SFB_REQ_EXIT = 8,	/* sys_enter_exit_group */
+	SFB_REQ_EXITING = 9,	/* sched_process_exit */
+	SFB_REQ_TEST_RUN = 10,	/* BPF_PROG_TEST_RUN of a raw_tp program */
+	SFB_DELIVERED = 11,	/* the bpf_unwind_user_stack tracepoint */
 };
 
 struct sfb_record {
@@ -19,6 +26,8 @@ struct sfb_record {
 	__s32 stackid;			/* bpf_get_stackid(), user */
 	__s64 user_len;			/* bpf_get_stack(), user: bytes */
 	__s64 kernel_len;		/* ... kernel (SFB_SAMPLE_PE) */
+	__u64 cookie;			/* of the request or the delivery */
+	__s64 ret;			/* request's return; delivery's nr */
 	__u64 user[SFB_MAX_IPS];
 	__u64 kernel[16];
 };
