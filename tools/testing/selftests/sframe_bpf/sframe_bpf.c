@@ -29,9 +29,11 @@
  * bpf_unwind_user_request() and receive them from the
  * bpf_unwind_user_stack tracepoint; each request must be answered once,
  * with its cookie, by the chain (at the system calls) or the spinning
- * chain (in samples); also at exit, from BPF_PROG_TEST_RUN, with programs
- * attached and detached while requests are in flight, and the verifier's
- * refusals.
+ * chain (in samples, also while another thread keeps dropping the
+ * program's .sframe pages from its page tables: then the walk that cannot
+ * fault must miss stacks the deferred walk finds); also at exit, from
+ * BPF_PROG_TEST_RUN, with programs attached and detached while requests
+ * are in flight, and the verifier's refusals.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -794,16 +796,20 @@ static void test_defer_chain(const char *prog)
 /*
  * Samples of the program's user time from a perf_event program: each
  * request delivered once, the stacks complete; the figures of the walk
- * that cannot fault, in the same samples, for comparison.
+ * that cannot fault, in the same samples, for comparison.  @evict: while
+ * the program keeps dropping its .sframe pages from its page tables, the
+ * walk that cannot fault must miss some stacks (or the test tests
+ * nothing), the deferred walk none.
  */
-static void test_defer_spin(const char *prog)
+static void test_defer_spin(const char *prog, bool evict)
 {
+	const char *mode = evict ? "spin-evict" : "spin";
 	unsigned int n = 0, once = 0, leaf = 0, right = 0, now_right = 0;
 	unsigned int shown = 0, i;
 	struct loaded l;
 	int err;
 
-	err = run_child(&l, prog, "spin", SPIN_SECONDS, 4, NULL, true,
+	err = run_child(&l, prog, mode, SPIN_SECONDS, 4, NULL, true,
 			load_defer);
 	for (i = 0; !err && i < nrecords; i++) {
 		const struct sfb_record *r = &records[i], *d;
@@ -841,17 +847,18 @@ static void test_defer_spin(const char *prog)
 	}
 	unload(&l);
 	if (err) {
-		ksft_test_result_fail("%s deferred samples: %s\n", prog,
-				      strerror(-err));
+		ksft_test_result_fail("%s deferred samples, %s: %s\n", prog,
+				      mode, strerror(-err));
 		return;
 	}
-	ksft_print_msg("%s: %u requests, %u delivered once; in spin_leaf %u: deferred %u complete and right (%.1f%%), the walk that cannot fault %u (%.1f%%)\n",
-		       prog, n, once, leaf, right,
+	ksft_print_msg("%s %s: %u requests, %u delivered once; in spin_leaf %u: deferred %u complete and right (%.1f%%), the walk that cannot fault %u (%.1f%%)\n",
+		       prog, mode, n, once, leaf, right,
 		       leaf ? 100.0 * right / leaf : 0.0, now_right,
 		       leaf ? 100.0 * now_right / leaf : 0.0);
-	ksft_test_result(n >= 20 && once == n && leaf >= 20 && right == leaf,
-			 "%s deferred samples: each request delivered once, every stack complete and right\n",
-			 prog);
+	ksft_test_result(n >= 20 && once == n && leaf >= 20 && right == leaf &&
+			 (!evict || now_right < leaf),
+			 "%s deferred samples%s: each request delivered once, every stack complete and right\n",
+			 prog, evict ? ", .sframe evicted" : "");
 }
 
 static bool in_executable_mapping(__u64 ip)
@@ -1067,7 +1074,7 @@ int main(void)
 	ssize_t len;
 
 	ksft_print_header();
-	ksft_set_plan(3 * 3 + 2 * 3 + 2 * 2 + 2 + 1 + 2 + 1);
+	ksft_set_plan(3 * 3 + 2 * 3 + 2 * 2 + 4 + 1 + 2 + 1);
 
 	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (len <= 0)
@@ -1089,8 +1096,10 @@ int main(void)
 		ksft_print_msg("no /sys/kernel/btf/vmlinux: bpf_unwind_user_request() cannot be called (CONFIG_DEBUG_INFO_BTF)\n");
 	test_defer_chain("sframe_bpf_chain_v2");
 	test_defer_chain("sframe_bpf_chain_v3");
-	test_defer_spin("sframe_bpf_chain_v2");
-	test_defer_spin("sframe_bpf_chain_v3");
+	test_defer_spin("sframe_bpf_chain_v2", false);
+	test_defer_spin("sframe_bpf_chain_v3", false);
+	test_defer_spin("sframe_bpf_chain_v2", true);
+	test_defer_spin("sframe_bpf_chain_v3", true);
 	test_defer_test_run();
 	test_defer_verifier();
 	test_defer_churn("sframe_bpf_chain_v2", churn_seconds());

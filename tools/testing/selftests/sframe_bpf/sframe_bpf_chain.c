@@ -16,14 +16,21 @@
  *	sframe_bpf_chain_* spin SECONDS
  *		prints where spin_leaf, spin_mid, spin_top and main lie
  *		("S ..."), then spins in spin_leaf, called from spin_mid,
- *		spin_top and main, for SECONDS of its CPU time.
+ *		spin_top and main, for SECONDS of its CPU time;
+ *	sframe_bpf_chain_* spin-evict SECONDS
+ *		the same, while another thread keeps dropping the pages of
+ *		the program's .sframe section from its page tables
+ *		(MADV_DONTNEED): a walk that cannot fault finds them missing,
+ *		a walk that can faults them in again.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include "../kselftest.h"
 #include "../sframe/sframe_lib.h"
@@ -145,13 +152,59 @@ SFT_FN unsigned long spin_top(unsigned long n)
 	return x;
 }
 
-static int spin(double seconds)
+struct pages {
+	unsigned long start, len;
+};
+
+/* The pages of the program's .sframe, from its program headers */
+static void find_sframe(struct pages *sframe)
 {
+	unsigned long page = sysconf(_SC_PAGESIZE), start;
+	const struct elf64_phdr *ph;
+	struct sft_elf e;
+
+	if (sft_elf_load(&e, "/proc/self/exe"))
+		return;
+	ph = sft_elf_find_phdr(&e, PT_GNU_SFRAME);
+	if (ph) {
+		start = syms.bias + ph->p_vaddr;
+		sframe->start = start & ~(page - 1);
+		sframe->len = start + ph->p_memsz - sframe->start;
+	}
+	sft_elf_free(&e);
+}
+
+static void *evict(void *data)
+{
+	const struct pages *sframe = data;
+
+	for (;;) {
+		madvise((void *)sframe->start, sframe->len, MADV_DONTNEED);
+		usleep(200);
+	}
+	return NULL;
+}
+
+/* Inlined: main calls spin_top, as the tests expect */
+static inline __attribute__((always_inline)) int spin(double seconds,
+						      bool evicting)
+{
+	static struct pages sframe;
+	pthread_t thread;
 	unsigned long x;
 
 	if (print_sym("spin_leaf") || print_sym("spin_mid") ||
 	    print_sym("spin_top") || print_sym("main"))
 		return 2;
+	if (evicting) {
+		find_sframe(&sframe);
+		if (!sframe.len) {
+			printf("E no PT_GNU_SFRAME\n");
+			return 2;
+		}
+		if (pthread_create(&thread, NULL, evict, &sframe))
+			return 2;
+	}
 	wait_go();
 	spin_end = cpu_now() + seconds;
 	x = spin_top(getpid());
@@ -170,7 +223,9 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "chain"))
 		ret = chain(atoi(argv[2]));
 	else if (!strcmp(argv[1], "spin"))
-		ret = spin(atof(argv[2]));
+		ret = spin(atof(argv[2]), false);
+	else if (!strcmp(argv[1], "spin-evict"))
+		ret = spin(atof(argv[2]), true);
 	else
 		ret = 2;
 	fflush(stdout);
