@@ -24,8 +24,6 @@
 
 char _license[] SEC("license") = "GPL";
 
-volatile const __u32 target_tgid;
-
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1 << 20);
@@ -40,14 +38,10 @@ struct {
 
 static __always_inline int record(void *ctx, __u32 kind, int pe, int id)
 {
-	struct sfb_record *r;
+	struct sfb_record *r = sfb_reserve(&stacks, kind);
 
-	if ((bpf_get_current_pid_tgid() >> 32) != target_tgid)
-		return 0;
-	r = bpf_ringbuf_reserve(&stacks, sizeof(*r), 0);
 	if (!r)
 		return 0;
-	r->kind = kind;
 	r->user_len = bpf_get_stack(ctx, r->user, sizeof(r->user),
 				    BPF_F_USER_STACK);
 	/* Sleepable programs cannot use stack maps */

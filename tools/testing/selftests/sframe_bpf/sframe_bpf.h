@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* What the BPF programs of sframe_bpf pass to user space. */
+/* What the BPF programs of sframe_bpf pass to user space, and how. */
 #ifndef SFRAME_BPF_H
 #define SFRAME_BPF_H
 
@@ -31,5 +31,29 @@ struct sfb_record {
 	__u64 user[SFB_MAX_IPS];
 	__u64 kernel[16];
 };
+
+#ifdef __bpf__
+/* Set by the loader: the process whose stacks are recorded */
+volatile const __u32 target_tgid;
+
+/* A record of target_tgid's, reserved in @ring; NULL for other tasks */
+static __always_inline struct sfb_record *sfb_reserve(void *ring, __u32 kind)
+{
+	struct sfb_record *r;
+
+	if ((bpf_get_current_pid_tgid() >> 32) != target_tgid)
+		return NULL;
+	r = bpf_ringbuf_reserve(ring, sizeof(*r), 0);
+	if (!r)
+		return NULL;
+	r->kind = kind;
+	r->stackid = -1;
+	r->user_len = 0;
+	r->kernel_len = 0;
+	r->cookie = 0;
+	r->ret = 0;
+	return r;
+}
+#endif
 
 #endif /* SFRAME_BPF_H */

@@ -27,8 +27,6 @@
 
 char _license[] SEC("license") = "GPL";
 
-volatile const __u32 target_tgid;
-
 extern int bpf_unwind_user_request(__u64 *cookie) __ksym;
 
 struct {
@@ -38,21 +36,15 @@ struct {
 
 static __always_inline int request(void *ctx, __u32 kind, int walk)
 {
-	struct sfb_record *r;
+	struct sfb_record *r = sfb_reserve(&stacks, kind);
 
-	if ((bpf_get_current_pid_tgid() >> 32) != target_tgid)
-		return 0;
-	r = bpf_ringbuf_reserve(&stacks, sizeof(*r), 0);
 	if (!r)
 		return 0;
-	r->kind = kind;
-	r->cookie = 0;
 	r->ret = bpf_unwind_user_request(&r->cookie);
 	/* What the program gets now: the walk that cannot fault */
-	r->user_len = walk ? bpf_get_stack(ctx, r->user, sizeof(r->user),
-					   BPF_F_USER_STACK) : 0;
-	r->stackid = -1;
-	r->kernel_len = 0;
+	if (walk)
+		r->user_len = bpf_get_stack(ctx, r->user, sizeof(r->user),
+					    BPF_F_USER_STACK);
 	bpf_ringbuf_submit(r, 0);
 	return 0;
 }
@@ -98,25 +90,18 @@ int req_test_run(void *ctx)
 SEC("raw_tp/bpf_unwind_user_stack")
 int deliver(struct bpf_raw_tracepoint_args *ctx)
 {
+	struct sfb_record *r = sfb_reserve(&stacks, SFB_DELIVERED);
 	const void *ips = (const void *)ctx->args[2];
 	__u64 nr = ctx->args[1];
-	struct sfb_record *r;
 
-	if ((bpf_get_current_pid_tgid() >> 32) != target_tgid)
-		return 0;
-	r = bpf_ringbuf_reserve(&stacks, sizeof(*r), 0);
 	if (!r)
 		return 0;
-	r->kind = SFB_DELIVERED;
 	r->cookie = ctx->args[0];
 	r->ret = nr;
 	if (nr > SFB_MAX_IPS)
 		nr = SFB_MAX_IPS;
-	r->user_len = 0;
 	if (nr && !bpf_probe_read_kernel(r->user, nr * sizeof(__u64), ips))
 		r->user_len = nr * sizeof(__u64);
-	r->stackid = -1;
-	r->kernel_len = 0;
 	bpf_ringbuf_submit(r, 0);
 	return 0;
 }
