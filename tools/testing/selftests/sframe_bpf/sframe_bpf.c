@@ -885,8 +885,8 @@ static bool in_executable_mapping(__u64 ip)
  */
 static void test_defer_test_run(void)
 {
-	static const char *const progs[] = { "req_test_run", "deliver", NULL };
 	LIBBPF_OPTS(bpf_test_run_opts, topts);
+	static const char *const progs[] = { "req_test_run", "deliver", NULL };
 	unsigned int i, nreq = 0, ok = 0;
 	__u64 cookies[2] = {};
 	struct loaded l;
