@@ -1023,7 +1023,7 @@ static void tally_deliveries(struct tally *t)
 
 static void test_defer_churn(const char *prog, unsigned int seconds)
 {
-	unsigned int cycles = 0;
+	unsigned int cycles = 0, i;
 	struct tally t;
 	struct child c = { .pid = -1 };
 	char secs[16];
@@ -1038,13 +1038,23 @@ static void test_defer_churn(const char *prog, unsigned int seconds)
 				 defer_spin_progs, NULL, 0);
 	if (!err && write(c.to, "go\n", 3) != 3)
 		err = -errno;
-	while (!err && waitpid(c.pid, &status, WNOHANG) == 0) {
+	while (!err && c.pid > 0 && waitpid(c.pid, &status, WNOHANG) == 0) {
 		err = attach_defer(&l, c.pid);
 		usleep(20000);
 		detach(&l);
-		/* Ended while the programs were being attached */
-		if (err && waitpid(c.pid, &status, WNOHANG) == c.pid)
-			err = 0;
+		/*
+		 * Ended while the programs were being attached: a task that
+		 * exits takes no new perf event (ESRCH) before it can be
+		 * waited for.
+		 */
+		for (i = 0; err && i < 20; i++) {
+			if (waitpid(c.pid, &status, WNOHANG) == c.pid) {
+				err = 0;
+				c.pid = -1;
+				break;
+			}
+			usleep(100000);
+		}
 		err = err ?: (ring_buffer__consume(l.rb) < 0 ? -EIO : 0);
 		cycles++;
 	}

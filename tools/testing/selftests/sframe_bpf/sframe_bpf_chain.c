@@ -18,11 +18,13 @@
  *		("S ..."), then spins in spin_leaf, called from spin_mid,
  *		spin_top and main, for SECONDS of its CPU time;
  *	sframe_bpf_chain_* spin-evict SECONDS
- *		the same, while another thread keeps dropping the pages of
- *		the program's .sframe section from its page tables
- *		(MADV_DONTNEED): a walk that cannot fault finds them missing,
- *		a walk that can faults them in again.
+ *		the same, while another thread, named sfb-evict, keeps
+ *		dropping the pages of the program's .sframe section from its
+ *		page tables (MADV_DONTNEED), every millisecond: a walk that
+ *		cannot fault finds them missing, a walk that can faults them
+ *		in again.
  */
+#define _GNU_SOURCE		/* pthread_setname_np() */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -180,7 +182,7 @@ static void *evict(void *data)
 
 	for (;;) {
 		madvise((void *)sframe->start, sframe->len, MADV_DONTNEED);
-		usleep(200);
+		usleep(1000);
 	}
 	return NULL;
 }
@@ -204,6 +206,8 @@ static inline __attribute__((always_inline)) int spin(double seconds,
 		}
 		if (pthread_create(&thread, NULL, evict, &sframe))
 			return 2;
+		/* For profilers of the whole process to tell it apart */
+		pthread_setname_np(thread, "sfb-evict");
 	}
 	wait_go();
 	spin_end = cpu_now() + seconds;

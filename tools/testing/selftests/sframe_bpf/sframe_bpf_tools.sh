@@ -17,11 +17,13 @@
 #   3. sframe-profile -F 99 -p PID (tools/sframe/profile, the series' own
 #	libbpf tool, which asks for the complete stack of each sample with
 #	bpf_unwind_user_request()) of sframe_bpf_chain_v2, and of a third
-#	program, sframe_bpf_chain_v2 spin-evict, whose other thread keeps
-#	dropping its .sframe pages from its page tables: there the stacks
-#	taken in the sampling interrupt cannot be complete (bpftrace's share
-#	on it is printed for comparison), the deferred ones must be.  At
-#	least 95% of sframe-profile's samples must have their deferred stack.
+#	program, sframe_bpf_chain_v2 spin-evict, whose other thread
+#	(sfb-evict, whose own samples are left out) keeps dropping its
+#	.sframe pages from its page tables: there the stacks taken in the
+#	sampling interrupt cannot be complete (bpftrace's share on it, of
+#	its main thread, is printed for comparison), the deferred ones must
+#	be.  At least 95% of sframe-profile's samples must have their
+#	deferred stack.
 #
 # Each stack the tool prints is compared, symbol by symbol, with the chain
 # the program calls: its innermost frame, where the sample interrupted
@@ -190,7 +192,7 @@ pids="$v2 $fp $ev"
 # when it is not ignored: start them with the default.
 t0=$(cut -d' ' -f1 /proc/uptime)
 env --default-signal=INT "$BPFTRACE" -e \
-	'profile:hz:99 /pid == $1 || pid == $2 || pid == $3/ { @[pid, ustack] = count(); }' \
+	'profile:hz:99 /pid == $1 || pid == $2 || tid == $3/ { @[pid, ustack] = count(); }' \
 	"$v2" "$fp" "$ev" >"$TMP/bt.out" 2>"$TMP/bt.err" &
 bt=$!
 env --default-signal=INT $SFRAME_PROFILE -F 99 -d 100000 -p "$v2" \
@@ -280,9 +282,10 @@ awk -v v2="$v2" -v fp="$fp" -v ev="$ev" -v dir="$TMP" '
 ' "$TMP/bt.out"
 
 # The folded stacks of BCC and sframe-profile:
-# "COMM;OUTERMOST;...;INNERMOST COUNT".
+# "COMM;OUTERMOST;...;INNERMOST COUNT", but those of the thread that drops
+# the .sframe pages.
 unfold() {
-	awk '{
+	awk '/^sfb-evict;/ { next } {
 		c = $NF; sub(/ [0-9]+$/, "")
 		n = split($0, f, ";")
 		printf "%s", c
