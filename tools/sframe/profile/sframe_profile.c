@@ -127,8 +127,10 @@ static void object_read(struct object *obj)
 		    (shdr.sh_type == SHT_DYNSYM && !symtab))
 			symtab = scn;
 	}
-	if (!symtab || !gelf_getshdr(symtab, &shdr) ||
-	    !(data = elf_getdata(symtab, NULL)) || !shdr.sh_entsize)
+	if (!symtab || !gelf_getshdr(symtab, &shdr) || !shdr.sh_entsize)
+		goto out;
+	data = elf_getdata(symtab, NULL);
+	if (!data)
 		goto out;
 	for (i = 0; i < shdr.sh_size / shdr.sh_entsize; i++) {
 		const char *name;
@@ -452,7 +454,7 @@ static int open_cpu_clock(int cpu, unsigned long hz)
 		       PERF_FLAG_FD_CLOEXEC);
 }
 
-static void usage(FILE *f)
+static void print_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: sframe-profile [-p PID] [-F HZ] [-d SECONDS] [-a]\n"
@@ -492,15 +494,15 @@ int main(int argc, char **argv)
 			atomic_only = true;
 			break;
 		case 'h':
-			usage(stdout);
+			print_usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
+			print_usage(stderr);
 			return 2;
 		}
 	}
 	if (optind != argc || !hz || !seconds || pid > UINT32_MAX) {
-		usage(stderr);
+		print_usage(stderr);
 		return 2;
 	}
 	elf_version(EV_CURRENT);
