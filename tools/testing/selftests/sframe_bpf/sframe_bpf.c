@@ -987,13 +987,16 @@ struct tally {
 	unsigned int empty;	/* deliveries of no stack */
 };
 
-/* Match the requests of the records with their deliveries, by cookie */
+/*
+ * Match the requests of the records with their deliveries, by cookie, add
+ * to @t, and empty the records for the next batch: a batch holds the
+ * deliveries of its requests.
+ */
 static void tally_deliveries(struct tally *t)
 {
 	static __u64 req[MAX_RECORDS], del[MAX_RECORDS];
 	unsigned int nreq = 0, ndel = 0, i, j = 0;
 
-	memset(t, 0, sizeof(*t));
 	for (i = 0; i < nrecords; i++) {
 		const struct sfb_record *r = &records[i];
 
@@ -1019,12 +1022,13 @@ static void tally_deliveries(struct tally *t)
 		}
 	}
 	t->extra += ndel - j;
+	nrecords = 0;
 }
 
 static void test_defer_churn(const char *prog, unsigned int seconds)
 {
 	unsigned int cycles = 0, i;
-	struct tally t;
+	struct tally t = {};
 	struct child c = { .pid = -1 };
 	char secs[16];
 	struct loaded l = {};
@@ -1056,6 +1060,7 @@ static void test_defer_churn(const char *prog, unsigned int seconds)
 			usleep(100000);
 		}
 		err = err ?: (ring_buffer__consume(l.rb) < 0 ? -EIO : 0);
+		tally_deliveries(&t);
 		cycles++;
 	}
 	if (c.pid > 0 && err) {
