@@ -223,6 +223,9 @@ int sft_perf_open_tracepoint_pid(struct sft_perf *p, int tp_id, bool deferred,
 
 	memset(p, 0, sizeof(*p));
 	p->fd = -1;
+	p->tp_id = tp_id;
+	p->deferred = deferred;
+	p->pid = pid;
 
 	tracepoint_attr(&attr, tp_id, deferred);
 	p->fd = perf_event_open(&attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
@@ -257,6 +260,7 @@ int sft_perf_open_task_clock(struct sft_perf *p, pid_t pid, __u64 period_ns)
 
 	memset(p, 0, sizeof(*p));
 	p->fd = -1;
+	p->tp_id = -1;
 
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
@@ -310,7 +314,6 @@ bool sft_perf_print_count(const struct sft_perf *p)
 /**
  * sft_perf_missed() - After a run without samples: did the event miss them?
  * @p: the event, from sft_perf_open_tracepoint(), disabled
- * @tp_id: its tracepoint
  *
  * On the arm64 guest, about one pass in eight of the sframe kselftests
  * has a process whose syscalls:sys_enter_getppid event runs and counts
@@ -323,13 +326,16 @@ bool sft_perf_print_count(const struct sft_perf *p)
  *
  * Return: true when the event missed the run and was opened again.
  */
-bool sft_perf_missed(struct sft_perf *p, int tp_id)
+bool sft_perf_missed(struct sft_perf *p)
 {
-	if (!sft_perf_print_count(p))
+	struct sft_perf was = *p;
+
+	if (was.tp_id < 0 || !sft_perf_print_count(p))
 		return false;
 	ksft_print_msg("perf: the event counted no system call: opened again\n");
 	sft_perf_close(p);
-	return !sft_perf_open_tracepoint(p, tp_id, true);
+	return !sft_perf_open_tracepoint_pid(p, was.tp_id, was.deferred,
+					     was.pid);
 }
 
 /**

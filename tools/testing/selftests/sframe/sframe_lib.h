@@ -37,6 +37,10 @@ struct sft_perf {
 	size_t map_len;
 	__u64 data_offset;
 	__u64 data_size;
+	/* A tracepoint event's, for sft_perf_missed() to open it again */
+	int tp_id;		/* -1: not a tracepoint event */
+	bool deferred;
+	pid_t pid;
 };
 
 int sft_perf_open_tracepoint(struct sft_perf *p, int tp_id, bool deferred);
@@ -44,7 +48,7 @@ int sft_perf_open_tracepoint_pid(struct sft_perf *p, int tp_id, bool deferred,
 				 pid_t pid);
 int sft_perf_open_task_clock(struct sft_perf *p, pid_t pid, __u64 period_ns);
 bool sft_perf_print_count(const struct sft_perf *p);
-bool sft_perf_missed(struct sft_perf *p, int tp_id);
+bool sft_perf_missed(struct sft_perf *p);
 int sft_perf_enable(struct sft_perf *p);
 int sft_perf_disable(struct sft_perf *p);
 void sft_perf_close(struct sft_perf *p);
@@ -203,7 +207,6 @@ struct sft_run {
 	int nsamples;
 	struct sft_ring_stats stats;
 	int verdict[SFT_CHAIN_SAMPLES];
-	int tp;			/* the event's tracepoint */
 };
 
 int sft_run_open(struct sft_run *r);

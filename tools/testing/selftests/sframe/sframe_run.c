@@ -75,7 +75,6 @@ int sft_run_open(struct sft_run *r)
 	tp = sft_tracepoint_id(TP_GROUP, TP_EVENT);
 	if (tp < 0)
 		return tp;
-	r->tp = tp;
 	return sft_perf_open_tracepoint(&r->ev, tp, true);
 }
 
@@ -126,7 +125,7 @@ int sft_run_end(struct sft_run *r, int err)
 	if (n < 0)
 		return err ? err : n;
 	r->nsamples = n;
-	if (!err && !n && sft_perf_missed(&r->ev, r->tp))
+	if (!err && !n && sft_perf_missed(&r->ev))
 		return -EAGAIN;
 	return err;
 }

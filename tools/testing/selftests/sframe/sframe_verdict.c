@@ -144,8 +144,7 @@ struct vd_sec {
 };
 
 static struct sft_symtab syms;
-static struct sft_perf ev = { .fd = -1 };
-static int ev_tp = -1;
+static struct sft_perf ev = { .fd = -1, .tp_id = -1 };
 static unsigned char *vd_code;
 static long (*vd_fn)(void);
 static size_t vd_code_len;
@@ -345,7 +344,7 @@ static enum vd_stack vd_unwind_once(double *t_enter, double *t_exit,
 		if (n)
 			sft_perf_print_count(&ev);
 		else
-			*missed = sft_perf_missed(&ev, ev_tp);
+			*missed = sft_perf_missed(&ev);
 		return VD_BROKEN;
 	}
 	if (s->ips[0] != sysret)
@@ -621,7 +620,6 @@ int main(int argc, char **argv)
 		ksft_exit_fail_msg("cannot read this program's symbols\n");
 	/* Without the event, every case fails. */
 	tp = sft_tracepoint_id("syscalls", "sys_enter_getppid");
-	ev_tp = tp;
 	if (tp < 0 || sft_perf_open_tracepoint(&ev, tp, true))
 		ksft_print_msg("no perf event with deferred callchains\n");
 	if (map_code() || write_sec(&long_sec, VD_LONG_FRES) ||
