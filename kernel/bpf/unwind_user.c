@@ -32,7 +32,6 @@
 #include <trace/events/bpf_unwind.h>
 
 static struct unwind_work bpf_unwind_work;
-static bool bpf_unwind_ready __ro_after_init;
 
 static void bpf_unwind_deliver(struct unwind_work *work,
 			       struct unwind_stacktrace *trace, u64 cookie)
@@ -57,14 +56,12 @@ __bpf_kfunc_start_defs();
  * this kernel entry did (the stack is delivered once, with the same
  * cookie); -EINVAL when current has no user stack to walk (a kernel
  * thread, an exiting task, a task not entered from user space);
- * -EOPNOTSUPP in NMI context on an architecture without NMI-safe cmpxchg,
- * or when the deferred unwinder had no room for BPF at boot.
+ * -EOPNOTSUPP in NMI context on an architecture without NMI-safe cmpxchg.
+ * The kfunc is registered only once bpf_unwind_work has its slot.
  */
 __bpf_kfunc int bpf_unwind_user_request(u64 *cookie)
 {
 	*cookie = 0;
-	if (!bpf_unwind_ready)
-		return -EOPNOTSUPP;
 	/* unwind_deferred_request() would warn: no program may make it */
 	if (!IS_ENABLED(CONFIG_ARCH_HAVE_NMI_SAFE_CMPXCHG) && in_nmi())
 		return -EOPNOTSUPP;
@@ -91,7 +88,6 @@ static int __init bpf_unwind_init(void)
 		pr_warn("bpf: no deferred user stacks: %d\n", err);
 		return 0;
 	}
-	bpf_unwind_ready = true;
 
 	/* Tracing's hook covers perf_event, tracepoint, raw_tp and LSM too */
 	err = register_btf_kfunc_id_set(BPF_PROG_TYPE_TRACING,
