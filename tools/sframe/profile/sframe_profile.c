@@ -80,10 +80,13 @@ struct process {
 	__u32 tgid;
 	struct mapping *maps;
 	size_t nmaps;
+	unsigned long maps_poll;	/* the poll they were read in */
 	struct process *next;
 };
 
 static struct object *objects;
+/* Ring buffer polls so far: maps are read again at most once a poll */
+static unsigned long polls;
 static struct process *processes;
 
 static int cmp_sym(const void *a, const void *b)
@@ -197,6 +200,7 @@ static void process_read_maps(struct process *p)
 	free(p->maps);
 	p->maps = NULL;
 	p->nmaps = 0;
+	p->maps_poll = polls;
 	snprintf(path, sizeof(path), "/proc/%u/maps", p->tgid);
 	f = fopen(path, "re");
 	if (!f)
@@ -265,8 +269,11 @@ static void symbolize(struct process *p, unsigned long ip, char *buf,
 	const struct object *obj;
 	size_t lo, hi, i;
 
-	if (!m) {
-		/* Mapped since the maps were read (dlopen()) */
+	if (!m && p->maps_poll != polls) {
+		/*
+		 * Mapped since the maps were read (dlopen()); not again for
+		 * every frame of a junk address
+		 */
 		process_read_maps(p);
 		m = find_mapping(p, ip);
 	}
@@ -571,6 +578,7 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &end);
 	end.tv_sec += seconds;
 	while (!stop) {
+		polls++;
 		if (ring_buffer__poll(rb, 100) < 0 && errno != EINTR)
 			break;
 		clock_gettime(CLOCK_MONOTONIC, &now);
@@ -582,6 +590,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < (size_t)nlinks; i++)
 		bpf_link__destroy(links[i]);
 	nlinks = 0;
+	polls++;
 	ring_buffer__poll(rb, 200);
 	ring_buffer__consume(rb);
 	for (i = 0; i < npending; i++) {
