@@ -308,7 +308,7 @@ int main(int argc, char **argv)
 
 	/*
 	 * This task has unwound the chain through SFrame: the rules of its
-	 * return addresses are in the task's cache.  A removal must make the
+	 * return addresses are in the CPU's cache.  A removal must make the
 	 * next walk of the same task see the registration gone.
 	 */
 	fflush(stdout);

@@ -23,7 +23,7 @@
  *
  * Without a registration the stack is inner alone (%rbp is 0).  The
  * second frame, outer, is below the topmost one, so its rule goes through
- * the per-task cache of rules (kernel/unwind/user.c) as well as through
+ * the per-CPU cache of rules (kernel/unwind/user.c) as well as through
  * the registry; the first is always looked up.
  *
  * A perf event samples each getppid of the thread at sys_enter_getppid
