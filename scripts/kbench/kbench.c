@@ -24,7 +24,7 @@
  * program's.
  *
  *	kbench frames [D]  per-frame cost at depths 8, 32, 128, 500 (or D):
- *			warm (the task's cache of SFrame rules holds the
+ *			warm (the cache of SFrame rules holds the
  *			chain's), uncached (the registry changed before each
  *			call, so each frame is looked up), cold (uncached,
  *			and the .sframe pages zapped)
@@ -36,6 +36,10 @@
  *			1024 registrations, and of munmap with a sidecar
  *			registered far from its text, and after it went
  *	kbench far	only that last part of codectl
+ *	kbench threads	the chain of growth (64 distinct frames, 10^3 FDEs),
+ *			warm, in 1 and in 64 threads of the process that take
+ *			turns, one call each: what the cache of rules gives
+ *			when many threads share the paths
  *	kbench fork	fork and fork + exec with 1024 registrations and none
  *	kbench plain	fork and fork + exec as exec left the process (the
  *			vDSO's registration only), no codectl(): the
@@ -44,7 +48,7 @@
  *	kbench dump-code N FILE  the chain's code with N FDEs, run once;
  *			its section written to FILE (to check the generator)
  *
- * growth, codectl and fork first unregister what the kernel registered (the
+ * growth, threads, codectl and fork first unregister what the kernel registered (the
  * vDSO's section), so that their counts are the program's registrations.
  * KBENCH_SCALE (default 1) multiplies the number of calls of each loop.
  */
@@ -62,6 +66,8 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <pthread.h>
+#include <linux/futex.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -81,9 +87,11 @@
 #define KB_FN		__attribute__((noipa))
 #define KB_MAX_DEPTH	512
 #define KB_RING_PAGES	256
+#define KB_THREAD_RING_PAGES	16
 #define KB_PAGE		4096UL
 
 static double kb_scale = 1.0;
+static unsigned int kb_ring_pages = KB_RING_PAGES;
 static const char *kb_self;
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -174,14 +182,14 @@ static void kb_perf_open(struct kb_perf *p, bool cc)
 	if (p->fd < 0)
 		die("perf_event_open(%s): %s", cc ? "deferred callchain" : "base",
 		    strerror(errno));
-	p->len = (1 + KB_RING_PAGES) * KB_PAGE;
+	p->len = (1 + kb_ring_pages) * KB_PAGE;
 	p->base = mmap(NULL, p->len, PROT_READ | PROT_WRITE, MAP_SHARED,
 		       p->fd, 0);
 	if (p->base == MAP_FAILED)
 		die("mmap of the perf ring: %s", strerror(errno));
 	p->pc = p->base;
 	p->data = (char *)p->base + KB_PAGE;
-	p->size = KB_RING_PAGES * KB_PAGE;
+	p->size = kb_ring_pages * KB_PAGE;
 }
 
 static void kb_perf_close(struct kb_perf *p)
@@ -724,7 +732,7 @@ static struct kb_dummies *kb_table_dummies;
 
 /*
  * A registration and a removal of a dummy: the registry's generation
- * changes, and with it every SFrame rule the task's cache holds.  The
+ * changes, and with it every SFrame rule the cache holds.  The
  * same in the calls with and without a stack, so it is not in their
  * difference.  With dummies registered for a table (up to the limit of
  * 1024), the last one is removed and registered again instead.
@@ -767,7 +775,7 @@ static void kb_check_chain(struct kb_perf *p, struct kb_code *c, int depth)
 	}
 }
 
-/* Let the task's cache keep the chain's rules from one call to the next */
+/* Let the cache keep the chain's rules from one call to the next */
 static bool kb_chain_warm;
 
 /* ns per call of the chain at @depth, base or cc */
@@ -781,7 +789,7 @@ static double kb_chain_time(struct kb_code *c, struct kb_perf *p, int depth,
 	t0 = now_ns();
 	for (i = 0; i < n; i++) {
 		if (!kb_chain_warm)
-			kb_new_gen();	/* the search, not the task's cache */
+			kb_new_gen();	/* the search, not the cache */
 		sum += c->entry(depth);
 		kb_drain(p);
 	}
@@ -841,7 +849,7 @@ static void cmd_growth(void)
 	/* Registry: the chain's section (10^3 FDEs) among 0..1023 others */
 	kb_code_make(&c, 1000, 64);
 	kb_code_register(&c);
-	/* Its 64 return addresses through the task's cache, for comparison */
+	/* Its 64 return addresses through the cache, for comparison */
 	kb_chain_warm = true;
 	kb_chain_table("warm", 1000, &c, &base, &cc);
 	kb_chain_warm = false;
@@ -857,6 +865,127 @@ static void cmd_growth(void)
 	kb_code_free(&c);
 	kb_perf_close(&base);
 	kb_perf_close(&cc);
+}
+
+/*
+ * threads: T threads take turns, strictly: thread i waits for its word in
+ * kb_turn[] to be set, makes one call of the chain with its own perf event
+ * (the deferred callchain, or the base event), and sets the word of thread
+ * i + 1.  The clock runs from the first turn to the last, so that thread
+ * creation and the opening of the events are not in it, and the hand-off
+ * is in the calls with and without a stack alike.
+ */
+#define KB_MAX_THREADS	64
+
+struct kb_threads {
+	struct kb_code *code;
+	unsigned int nthreads;
+	unsigned long rounds;
+	bool cc;
+	int ready;
+	uint32_t turn[KB_MAX_THREADS];
+	pthread_t tid[KB_MAX_THREADS];
+	uint64_t t0, t1;
+};
+
+static void kb_futex_wait(uint32_t *word)
+{
+	while (!__atomic_load_n(word, __ATOMIC_ACQUIRE))
+		syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+}
+
+static void kb_futex_set(uint32_t *word)
+{
+	__atomic_store_n(word, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+struct kb_thread_arg {
+	struct kb_threads *t;
+	unsigned int i;
+};
+
+static void *kb_thread(void *p)
+{
+	struct kb_thread_arg *a = p;
+	struct kb_threads *t = a->t;
+	unsigned int i = a->i, next = (i + 1) % t->nthreads;
+	struct kb_perf base, cc, *on;
+	unsigned long r;
+	long sum = 0;
+
+	kb_perf_open(&base, false);
+	kb_perf_open(&cc, true);
+	on = t->cc ? &cc : &base;
+	kb_enable(on, t->cc ? &base : &cc);
+	__atomic_add_fetch(&t->ready, 1, __ATOMIC_RELEASE);
+	for (r = 0; r < t->rounds; r++) {
+		kb_futex_wait(&t->turn[i]);
+		t->turn[i] = 0;
+		if (i == 0 && r == 0)
+			t->t0 = now_ns();
+		sum += t->code->entry(64);
+		/* Each thread's first stack is checked, its others dropped */
+		if (t->cc && r == 0)
+			kb_check_chain(&cc, t->code, 64);
+		kb_drain(on);
+		if (i == t->nthreads - 1 && r == t->rounds - 1)
+			t->t1 = now_ns();
+		else
+			kb_futex_set(&t->turn[next]);
+	}
+	asm volatile("" : : "r" (sum));
+	kb_perf_close(&base);
+	kb_perf_close(&cc);
+	return NULL;
+}
+
+/* ns per call, @nthreads threads taking turns @rounds times */
+static double kb_threads_run(struct kb_code *c, unsigned int nthreads,
+			     unsigned long rounds, bool cc)
+{
+	static struct kb_thread_arg args[KB_MAX_THREADS];
+	static struct kb_threads t;
+	unsigned int i;
+
+	memset(&t, 0, sizeof(t));
+	t.code = c;
+	t.nthreads = nthreads;
+	t.rounds = rounds;
+	t.cc = cc;
+	for (i = 0; i < nthreads; i++) {
+		args[i].t = &t;
+		args[i].i = i;
+		if (pthread_create(&t.tid[i], NULL, kb_thread, &args[i]))
+			die("pthread_create: %s", strerror(errno));
+	}
+	while (__atomic_load_n(&t.ready, __ATOMIC_ACQUIRE) < (int)nthreads)
+		usleep(1000);
+	kb_futex_set(&t.turn[0]);
+	for (i = 0; i < nthreads; i++)
+		pthread_join(t.tid[i], NULL);
+	return (double)(t.t1 - t.t0) / ((double)rounds * nthreads);
+}
+
+static void cmd_threads(void)
+{
+	static const unsigned int counts[] = { 1, KB_MAX_THREADS };
+	struct kb_code c;
+	unsigned int i, m;
+
+	kb_ring_pages = KB_THREAD_RING_PAGES;
+	kb_code_make(&c, 1000, 64);
+	kb_code_register(&c);
+	for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		unsigned long rounds = iters(3200 / counts[i]);
+
+		for (m = 0; m < 2; m++)
+			printf("KB threads %u %s %.1f\n", counts[i],
+			       m ? "cc" : "base",
+			       kb_threads_run(&c, counts[i], rounds, m));
+	}
+	kb_unregister((uintptr_t)c.text);
+	kb_code_free(&c);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1166,7 +1295,7 @@ int main(int argc, char **argv)
 	const char *s = getenv("KBENCH_SCALE");
 
 	if (argc < 2)
-		die("usage: kbench frames|growth|codectl|fork|plain|far|noop");
+		die("usage: kbench frames|growth|threads|codectl|fork|plain|far|noop");
 	if (!strcmp(argv[1], "noop"))
 		return 0;
 	if (s)
@@ -1175,14 +1304,17 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	/* The registry tables count the program's registrations only. */
-	if (!strcmp(argv[1], "growth") || !strcmp(argv[1], "codectl") ||
-	    !strcmp(argv[1], "fork") || !strcmp(argv[1], "far"))
+	if (!strcmp(argv[1], "growth") || !strcmp(argv[1], "threads") ||
+	    !strcmp(argv[1], "codectl") || !strcmp(argv[1], "fork") ||
+	    !strcmp(argv[1], "far"))
 		kb_drop_kernel_regs();
 
 	if (!strcmp(argv[1], "frames"))
 		cmd_frames(argc > 2 ? atoi(argv[2]) : 0);
 	else if (!strcmp(argv[1], "growth"))
 		cmd_growth();
+	else if (!strcmp(argv[1], "threads"))
+		cmd_threads();
 	else if (!strcmp(argv[1], "codectl"))
 		cmd_codectl();
 	else if (!strcmp(argv[1], "fork"))
