@@ -871,9 +871,11 @@ static void cmd_growth(void)
  * threads: T threads take turns, strictly: thread i waits for its word in
  * kb_turn[] to be set, makes one call of the chain with its own perf event
  * (the deferred callchain, or the base event), and sets the word of thread
- * i + 1.  The clock runs from the first turn to the last, so that thread
- * creation and the opening of the events are not in it, and the hand-off
- * is in the calls with and without a stack alike.
+ * i + 1.  The hand-off is in the calls with and without a stack alike.
+ * Two clocks: the first round, each thread's first call (its first walk:
+ * what a new thread costs), and the rounds after it, from the first turn
+ * of the second round to the last turn (the steady state).  Thread
+ * creation and the opening of the events are in neither.
  */
 #define KB_MAX_THREADS	64
 
@@ -885,7 +887,7 @@ struct kb_threads {
 	int ready;
 	uint32_t turn[KB_MAX_THREADS];
 	pthread_t tid[KB_MAX_THREADS];
-	uint64_t t0, t1;
+	uint64_t t0, t1, t2;
 };
 
 static void kb_futex_wait(uint32_t *word)
@@ -922,15 +924,15 @@ static void *kb_thread(void *p)
 	for (r = 0; r < t->rounds; r++) {
 		kb_futex_wait(&t->turn[i]);
 		t->turn[i] = 0;
-		if (i == 0 && r == 0)
-			t->t0 = now_ns();
+		if (i == 0 && r < 2)
+			*(r ? &t->t1 : &t->t0) = now_ns();
 		sum += t->code->entry(64);
 		/* Each thread's first stack is checked, its others dropped */
 		if (t->cc && r == 0)
 			kb_check_chain(&cc, t->code, 64);
 		kb_drain(on);
 		if (i == t->nthreads - 1 && r == t->rounds - 1)
-			t->t1 = now_ns();
+			t->t2 = now_ns();
 		else
 			kb_futex_set(&t->turn[next]);
 	}
@@ -940,9 +942,12 @@ static void *kb_thread(void *p)
 	return NULL;
 }
 
-/* ns per call, @nthreads threads taking turns @rounds times */
+/*
+ * @nthreads threads taking turns @rounds times: ns per call in the first
+ * round (*@first) and in the others (the return value)
+ */
 static double kb_threads_run(struct kb_code *c, unsigned int nthreads,
-			     unsigned long rounds, bool cc)
+			     unsigned long rounds, bool cc, double *first)
 {
 	static struct kb_thread_arg args[KB_MAX_THREADS];
 	static struct kb_threads t;
@@ -964,7 +969,8 @@ static double kb_threads_run(struct kb_code *c, unsigned int nthreads,
 	kb_futex_set(&t.turn[0]);
 	for (i = 0; i < nthreads; i++)
 		pthread_join(t.tid[i], NULL);
-	return (double)(t.t1 - t.t0) / ((double)rounds * nthreads);
+	*first = (double)(t.t1 - t.t0) / nthreads;
+	return (double)(t.t2 - t.t1) / ((double)(rounds - 1) * nthreads);
 }
 
 static void cmd_threads(void)
@@ -977,12 +983,16 @@ static void cmd_threads(void)
 	kb_code_make(&c, 1000, 64);
 	kb_code_register(&c);
 	for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
-		unsigned long rounds = iters(3200 / counts[i]);
+		unsigned long rounds = 1 + iters(3200 / counts[i]);
+		double steady, first;
 
-		for (m = 0; m < 2; m++)
+		for (m = 0; m < 2; m++) {
+			steady = kb_threads_run(&c, counts[i], rounds, m, &first);
 			printf("KB threads %u %s %.1f\n", counts[i],
-			       m ? "cc" : "base",
-			       kb_threads_run(&c, counts[i], rounds, m));
+			       m ? "cc" : "base", steady);
+			printf("KB threads-first %u %s %.1f\n", counts[i],
+			       m ? "cc" : "base", first);
+		}
 	}
 	kb_unregister((uintptr_t)c.text);
 	kb_code_free(&c);
