@@ -66,7 +66,9 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/personality.h>
 #include <pthread.h>
+#include <sched.h>
 #include <linux/futex.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -1267,34 +1269,57 @@ static void cmd_dump_code(uint32_t nfdes, const char *path)
  * SFrame (this one, "noop", in the frame pointer build), waited for, in a
  * process left as exec made it: on the series' kernel the vDSO's section
  * is its one registration.  No codectl(), so that it runs on the pristine
- * kernel too, which make bench-kernel compares (KBENCH_PRISTINE).  The
- * two loops alternate, in rounds, so that both see the same drift of the
- * machine.
+ * kernel too, which make bench-kernel compares (KBENCH_PRISTINE).
+ *
+ * For figures in guest instructions (QEMU -icount) that repeat to 0.1%:
+ * no address space randomisation, so that each run and each kernel copies
+ * the same page tables and VMA tree; one CPU, the child running while the
+ * parent waits (an idle CPU's time is a jump to its next timer, not work);
+ * and the forks timed in a loop of their own.  Timed in turns with the
+ * exec loop, a fork's cost moved by up to 6% either way with the guest's
+ * memory size, on either kernel; an exec loop of its own took exactly 3
+ * ticks each time, on either kernel (a wait for a timer): so each fork +
+ * exec is timed after a fork that is not.
  */
 static void cmd_plain(void)
 {
 	static uint64_t fk[KB_OPS], ex[KB_OPS];
 	unsigned int i, k, n = iters(400);
+	cpu_set_t cpu;
 	uint64_t t0;
 	pid_t pid;
 	int st;
 
 	if (n > KB_OPS)
 		n = KB_OPS;
-	for (i = 0; i < n; i++) {
-		for (k = 0; k < 2; k++) {
-			t0 = now_ns();
-			pid = fork();
-			if (!pid) {
-				if (k)
-					execl(kb_self, kb_self, "noop", (char *)NULL);
-				_exit(k ? 127 : 0);
-			}
-			if (pid < 0 || waitpid(pid, &st, 0) != pid || st)
-				die("fork%s: %s (%d)", k ? " + exec" : "",
-				    strerror(errno), st);
-			(k ? ex : fk)[i] = now_ns() - t0;
+	st = personality(0xffffffff);
+	if (st >= 0 && !(st & ADDR_NO_RANDOMIZE)) {
+		if (personality(st | ADDR_NO_RANDOMIZE) < 0)
+			die("personality: %s", strerror(errno));
+		execl(kb_self, kb_self, "plain", (char *)NULL);
+		die("exec of %s: %s", kb_self, strerror(errno));
+	}
+	CPU_ZERO(&cpu);
+	CPU_SET(0, &cpu);
+	if (sched_setaffinity(0, sizeof(cpu), &cpu))
+		die("sched_setaffinity: %s", strerror(errno));
+	/* k: 0 fork, timed; 1 fork, not timed; 2 fork + exec, timed */
+	for (i = 0; i < 3 * n; i++) {
+		k = i < n ? 0 : 1 + (i - n) % 2;
+		t0 = now_ns();
+		pid = fork();
+		if (!pid) {
+			if (k == 2)
+				execl(kb_self, kb_self, "noop", (char *)NULL);
+			_exit(k == 2 ? 127 : 0);
 		}
+		if (pid < 0 || waitpid(pid, &st, 0) != pid || st)
+			die("fork%s: %s (%d)", k == 2 ? " + exec" : "",
+			    strerror(errno), st);
+		if (k == 0)
+			fk[i] = now_ns() - t0;
+		else if (k == 2)
+			ex[(i - n) / 2] = now_ns() - t0;
 	}
 	printf("KB plain fork %.1f\n", kb_median(fk, n));
 	printf("KB plain fork+exec %.1f\n", kb_median(ex, n));
