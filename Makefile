@@ -7,7 +7,7 @@
 S := scripts
 
 .PHONY: help demo check check-fast check-kernel check-kernel-arm64 check-series kernel tree sparse \
-	refresh series bench bench-perf bench-kernel stress boot-loop distro roots clean glibc
+	refresh series bench bench-perf bench-kernel bench-clang stress boot-loop distro roots clean glibc
 
 # Seconds of make stress
 DURATION ?= 600
@@ -32,6 +32,7 @@ help:
 	@echo '  make bench         decoder benchmark: ours vs libsframe, ns per lookup'
 	@echo '  make bench-perf    perf record --call-graph sframe vs fp vs dwarf: data, slowdown, right stacks'
 	@echo '  make bench-kernel  the kernel'"'"'s unwind per frame (SFrame vs FP), registry growth, codectl costs'
+	@echo '  make bench-clang   clang++ and its libraries'"'"' sidecars under perf: cost per sample, unwinder share'
 	@echo '  make stress        the debug kernel under DURATION seconds (600) of sframe_stress, then of ftrace_stress'
 	@echo '  make boot-loop     boot the debug kernel BOOTS times (50), two guests at a time, count boots with a splat'
 	@echo '  make sparse        sparse (C=2) on the files of the series, in the test kernel build'
@@ -79,6 +80,9 @@ bench-perf:
 
 bench-kernel:
 	$(S)/bench-kernel
+
+bench-clang:
+	$(S)/bench-clang
 
 stress:
 	$(S)/stress $(DURATION)
