@@ -42,7 +42,7 @@
  * which no registry of any mm had before, from its CPU's block of one
  * counter shared by all mms, and stores it in mm->sframe_gen once the
  * tree changed.  So a generation names one state of one registry: a
- * cache of what lookups found (the unwinder keeps one per task, see
+ * cache of what lookups found (the unwinder keeps one per CPU, see
  * kernel/unwind/user.c) is valid while sframe_registry_gen() still
  * returns the generation it was filled under, and never mistakes the
  * registry of a new mm, after exec, for the old one.
