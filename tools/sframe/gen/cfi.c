@@ -664,10 +664,30 @@ int sfgen_ra_rows(const struct sfgen_fde *fde, struct sfgen_ra_row **rows,
 	return 0;
 }
 
-/* A register's rule as an offset from the CFA; see dwarf_frame_register() */
-enum reg_rule { REG_UNDEFINED, REG_SAME, REG_AT_CFA, REG_OTHER };
+/*
+ * A register's rule (see dwarf_frame_register()): unchanged, undefined,
+ * saved at CFA + *@off, or based on register *@reg: the word at *@reg +
+ * *@off (*@deref: DW_CFA_expression of one DW_OP_breg) or that value
+ * (DW_CFA_register; DW_CFA_val_expression of one DW_OP_breg).
+ */
+enum reg_rule { REG_UNDEFINED, REG_SAME, REG_AT_CFA, REG_AT_REG, REG_OTHER };
 
-static enum reg_rule reg_rule(Dwarf_Frame *frame, int regno, int64_t *off)
+static bool breg_of(const Dwarf_Op *op, int *reg, int64_t *off)
+{
+	if (op->atom >= DW_OP_breg0 && op->atom <= DW_OP_breg31) {
+		*reg = op->atom - DW_OP_breg0;
+		*off = (int64_t)op->number;
+	} else if (op->atom == DW_OP_bregx && op->number <= INT32_MAX) {
+		*reg = op->number;
+		*off = (int64_t)op->number2;
+	} else {
+		return false;
+	}
+	return true;
+}
+
+static enum reg_rule reg_rule(Dwarf_Frame *frame, int regno, int64_t *off,
+			      int *reg, bool *deref)
 {
 	Dwarf_Op mem[3], *ops;
 	size_t nops;
@@ -676,6 +696,18 @@ static enum reg_rule reg_rule(Dwarf_Frame *frame, int regno, int64_t *off)
 		return REG_OTHER;
 	if (!nops)
 		return ops ? REG_UNDEFINED : REG_SAME;
+	/* DW_CFA_register: another register's value */
+	if (nops == 1 && ((ops[0].atom >= DW_OP_reg0 &&
+			   ops[0].atom <= DW_OP_reg31) ||
+			  (ops[0].atom == DW_OP_regx &&
+			   ops[0].number <= INT32_MAX))) {
+		*reg = ops[0].atom == DW_OP_regx ? (int)ops[0].number :
+						    ops[0].atom - DW_OP_reg0;
+		*off = 0;
+		*deref = false;
+		return REG_AT_REG;
+	}
+	/* libdw starts every other rule with the CFA, as DWARF evaluates it */
 	if (ops[0].atom != DW_OP_call_frame_cfa)
 		return REG_OTHER;
 	if (nops == 1) {
@@ -685,6 +717,16 @@ static enum reg_rule reg_rule(Dwarf_Frame *frame, int regno, int64_t *off)
 	if (nops == 2 && ops[1].atom == DW_OP_plus_uconst) {
 		*off = (int64_t)ops[1].number;
 		return REG_AT_CFA;
+	}
+	if (!breg_of(&ops[1], reg, off))
+		return REG_OTHER;
+	if (nops == 2) {
+		*deref = true;
+		return REG_AT_REG;
+	}
+	if (nops == 3 && ops[2].atom == DW_OP_stack_value) {
+		*deref = false;
+		return REG_AT_REG;
 	}
 	return REG_OTHER;
 }
@@ -836,12 +878,42 @@ static bool eval_cfa(const struct sfgen_obj *obj, const Dwarf_Op *ops,
 	return true;
 }
 
+/* The highest DWARF register number a flexible FDE's rule may use */
+static unsigned int max_gpr(const struct sfgen_obj *obj)
+{
+	return obj->machine == EM_X86_64 ? SFGEN_X86_MAX_GPR : SFGEN_A64_SP;
+}
+
+/**
+ * sfgen_row_flex() - does a row need a flexible FDE (SFrame V3)?
+ * @obj:	the object
+ * @row:	one of its rows, not a hole
+ *
+ * A default FDE's row has a CFA based on SP or FP, and the FP saved at an
+ * offset from the CFA, on arm64 only after the RA.
+ *
+ * Return: true when @row says more than a default FDE's row can.
+ */
+bool sfgen_row_flex(const struct sfgen_obj *obj, const struct sfgen_row *row)
+{
+	bool x86 = obj->machine == EM_X86_64;
+	int sp = x86 ? SFGEN_X86_SP : SFGEN_A64_SP;
+	int fp = x86 ? SFGEN_X86_FP : SFGEN_A64_FP;
+
+	if (row->why || row->ra == SFGEN_RA_UNDEFINED)
+		return false;
+	return (row->cfa_reg != sp && row->cfa_reg != fp) || row->cfa_deref ||
+	       row->fp == SFGEN_FP_AT_REG ||
+	       (row->fp == SFGEN_FP_SAVED && row->ra == SFGEN_RA_IN_LR);
+}
+
 /*
  * libdw's rule for one row as an SFrame row at @pc, or why it cannot be
- * one.  *@per_pc is set when the CFA is an expression of the address,
- * whose row must then be asked for at each address of libdw's row.
+ * one.  *@per_pc is set when the CFA is an expression of the address, whose
+ * row must then be asked for at each address of libdw's row.
  */
 static enum sfgen_reason row_of(const struct sfgen_obj *obj,
+				const struct sfgen_version *ver,
 				Dwarf_Frame *frame, int ra_reg, uint64_t pc,
 				struct sfgen_row *row, bool *per_pc)
 {
@@ -851,13 +923,14 @@ static enum sfgen_reason row_of(const struct sfgen_obj *obj,
 	int expected_ra = x86 ? SFGEN_X86_RA : SFGEN_A64_LR;
 	int64_t ra_off = 0, fp_off = 0, cfa_off;
 	enum reg_rule ra, fpr;
+	int reg, ra_base, fp_reg = 0;
+	bool ra_deref, fp_deref = false;
 	Dwarf_Op *ops;
 	size_t nops;
-	int reg;
 
 	if (ra_reg != expected_ra)
 		return SFGEN_RA_RULE;
-	ra = reg_rule(frame, ra_reg, &ra_off);
+	ra = reg_rule(frame, ra_reg, &ra_off, &ra_base, &ra_deref);
 	if (ra == REG_UNDEFINED) {
 		/* the outermost frame: no CFA, RA or FP needed */
 		row->ra = SFGEN_RA_UNDEFINED;
@@ -866,24 +939,26 @@ static enum sfgen_reason row_of(const struct sfgen_obj *obj,
 
 	if (dwarf_frame_cfa(frame, &ops, &nops) || !nops)
 		return SFGEN_CFA_EXPR;
-	if (nops == 1 && ops[0].atom == DW_OP_bregx) {
-		reg = ops[0].number;
-		cfa_off = (int64_t)ops[0].number2;
-	} else if (nops == 1 && ops[0].atom >= DW_OP_breg0 &&
-		   ops[0].atom <= DW_OP_breg31) {
-		reg = ops[0].atom - DW_OP_breg0;
-		cfa_off = (int64_t)ops[0].number;
-	} else if (eval_cfa(obj, ops, nops, pc, &cfa_off)) {
-		reg = sp;
-		*per_pc = true;
+	if ((nops == 1 || (nops == 2 && ops[1].atom == DW_OP_deref)) &&
+	    breg_of(&ops[0], &reg, &cfa_off)) {
+		/* reg + offset, or the word there (GCC's DRAP: rbp - 8) */
+		if (nops == 2 && !ver->flex)
+			return SFGEN_CFA_EXPR;
+		row->cfa_deref = nops == 2;
 	} else {
-		return SFGEN_CFA_EXPR;
+		/* an expression of the address, evaluated at each */
+		*per_pc = true;
+		if (!eval_cfa(obj, ops, nops, pc, &cfa_off))
+			return SFGEN_CFA_EXPR;
+		reg = sp;
 	}
-	if (reg != sp && reg != fp)
+	/* a CFA on another register needs a flexible FDE */
+	if ((reg != sp && reg != fp) &&
+	    (!ver->flex || reg < 0 || (unsigned int)reg > max_gpr(obj)))
 		return SFGEN_CFA_REG;
 	if (!fits_s32(cfa_off))
 		return SFGEN_LIMITS;
-	row->cfa_fp = reg == fp;
+	row->cfa_reg = reg;
 	row->cfa_off = cfa_off;
 
 	switch (ra) {
@@ -904,7 +979,7 @@ static enum sfgen_reason row_of(const struct sfgen_obj *obj,
 		return SFGEN_RA_RULE;
 	}
 
-	fpr = reg_rule(frame, fp, &fp_off);
+	fpr = reg_rule(frame, fp, &fp_off, &fp_reg, &fp_deref);
 	switch (fpr) {
 	case REG_SAME:
 		row->fp = SFGEN_FP_SAME;
@@ -912,11 +987,23 @@ static enum sfgen_reason row_of(const struct sfgen_obj *obj,
 	case REG_AT_CFA:
 		if (!fits_s32(fp_off))
 			return SFGEN_LIMITS;
-		/* arm64 rows carry the FP after the RA, never alone */
-		if (row->ra == SFGEN_RA_IN_LR)
+		/* arm64 default rows carry the FP after the RA, never alone */
+		if (row->ra == SFGEN_RA_IN_LR && !ver->flex)
 			return SFGEN_FP_NO_RA;
 		row->fp = SFGEN_FP_SAVED;
 		row->fp_off = fp_off;
+		break;
+	case REG_AT_REG:
+		/* DRAP: the FP saved at FP + 0; or kept in another register */
+		if (!ver->flex || fp_reg < 0 ||
+		    (unsigned int)fp_reg > max_gpr(obj))
+			return SFGEN_FP_RULE;
+		if (!fits_s32(fp_off))
+			return SFGEN_LIMITS;
+		row->fp = SFGEN_FP_AT_REG;
+		row->fp_reg = fp_reg;
+		row->fp_off = fp_off;
+		row->fp_deref = fp_deref;
 		break;
 	default:
 		return SFGEN_FP_RULE;
@@ -933,9 +1020,11 @@ static enum sfgen_reason row_of(const struct sfgen_obj *obj,
 
 static bool same_rule(const struct sfgen_row *a, const struct sfgen_row *b)
 {
-	return a->cfa_fp == b->cfa_fp && a->cfa_off == b->cfa_off &&
+	return a->why == b->why && a->cfa_reg == b->cfa_reg &&
+	       a->cfa_off == b->cfa_off && a->cfa_deref == b->cfa_deref &&
 	       a->ra == b->ra && a->ra_off == b->ra_off && a->fp == b->fp &&
-	       a->fp_off == b->fp_off && a->mangled == b->mangled;
+	       a->fp_reg == b->fp_reg && a->fp_off == b->fp_off &&
+	       a->fp_deref == b->fp_deref && a->mangled == b->mangled;
 }
 
 static bool in_one_segment(const struct sfgen_obj *obj,
@@ -959,12 +1048,10 @@ static bool in_one_segment(const struct sfgen_obj *obj,
 static int add_row(struct sfgen_func *func, struct sfgen_row *row,
 		   size_t *cap)
 {
-	if (row->ra == SFGEN_RA_UNDEFINED) {
-		/* nothing but the RA matters: merge on it alone */
-		row->cfa_fp = false;
-		row->cfa_off = 0;
-		row->fp = SFGEN_FP_SAME;
-		row->mangled = false;
+	if (row->why || row->ra == SFGEN_RA_UNDEFINED) {
+		/* a hole's reason, or the outermost frame's RA: all there is */
+		*row = (struct sfgen_row){ .pc = row->pc, .why = row->why,
+					   .ra = row->why ? 0 : row->ra };
 	}
 	if (func->nrows && same_rule(&func->rows[func->nrows - 1], row))
 		return 0;
@@ -985,24 +1072,28 @@ static int add_row(struct sfgen_func *func, struct sfgen_row *row,
  * sfgen_func_rows() - the SFrame rows of one FDE
  * @obj:	the object
  * @fde:	one of @obj->fdes
- * @have_signal: the SFrame version can mark signal frames (V3)
+ * @ver:	what the SFrame version being written can hold
  * @func:	filled in; sfgen_free_func() frees its rows
  *
  * Asks libdw for the rule of each of the FDE's rows and converts it; rows
  * whose rules are the same for SFrame (which does not track the other
- * registers) are merged.  When a row cannot be expressed, @func->why says
- * why and where, and the function must be left out whole.
+ * registers) are merged.  A row whose rule SFrame cannot express becomes a
+ * hole, which says why: only its addresses are left without a rule.  When
+ * the whole function must be left out (no row could be had at all, or
+ * every row is a hole), @func->why says why and where, and @func has no
+ * rows.
  *
  * Return: 0, or -1 when out of memory.
  */
 int sfgen_func_rows(const struct sfgen_obj *obj, const struct sfgen_fde *fde,
-		    bool have_signal, struct sfgen_func *func)
+		    const struct sfgen_version *ver, struct sfgen_func *func)
 {
 	bool a64 = obj->machine == EM_AARCH64;
 	struct sfgen_ra_row *ra = NULL;
 	size_t nra = 0, ira = 0, cap = 0;
 	enum sfgen_reason why = SFGEN_OK;
 	uint64_t pc = fde->start, expr_bytes = 0;
+	unsigned int i;
 	bool oom = false;
 
 	memset(func, 0, sizeof(*func));
@@ -1011,7 +1102,7 @@ int sfgen_func_rows(const struct sfgen_obj *obj, const struct sfgen_fde *fde,
 		why = fde->why;
 	else if (!in_one_segment(obj, fde))
 		why = SFGEN_NOT_TEXT;
-	else if (fde->signal && !have_signal)
+	else if (fde->signal && !ver->signal)
 		why = SFGEN_SIGNAL;
 	else if (fde->end - fde->start > UINT32_MAX)
 		why = SFGEN_LIMITS;
@@ -1038,7 +1129,7 @@ int sfgen_func_rows(const struct sfgen_obj *obj, const struct sfgen_fde *fde,
 		 */
 		if (start > pc || start < fde->start || end <= pc)
 			why = SFGEN_CFI_ERROR;
-		else if (signal && !have_signal)
+		else if (signal && !ver->signal)
 			why = SFGEN_SIGNAL;
 		else if (a64 && (ira == nra || ra[ira].pc != pc))
 			why = SFGEN_RA_STATE;
@@ -1050,16 +1141,19 @@ int sfgen_func_rows(const struct sfgen_obj *obj, const struct sfgen_fde *fde,
 			struct sfgen_row row = { .pc = at, .mangled = mangled };
 			bool per_pc = false;
 
-			why = row_of(obj, frame, ra_reg, at, &row, &per_pc);
+			row.why = row_of(obj, ver, frame, ra_reg, at, &row,
+					 &per_pc);
 			/* bounded work: the row's length counts once */
-			if (!why && per_pc && at == pc) {
+			if (per_pc && at == pc) {
 				expr_bytes += row_end - pc;
-				if (expr_bytes > SFGEN_MAX_EXPR_BYTES)
-					why = SFGEN_CFA_EXPR;
+				if (expr_bytes > SFGEN_MAX_EXPR_BYTES) {
+					row.why = SFGEN_CFA_EXPR;
+					per_pc = false;
+				}
 			}
-			if (!why && add_row(func, &row, &cap))
+			if (add_row(func, &row, &cap))
 				oom = true;
-			if (!why && func->nrows > SFGEN_MAX_ROWS)
+			else if (func->nrows > SFGEN_MAX_ROWS)
 				why = SFGEN_LIMITS;
 			if (!per_pc || oom)
 				break;
@@ -1074,9 +1168,14 @@ int sfgen_func_rows(const struct sfgen_obj *obj, const struct sfgen_fde *fde,
 	}
 	if (!why && a64 && ira != nra)
 		why = SFGEN_RA_STATE;
-	if (!why && func->nrows > SFGEN_MAX_ROWS)
-		why = SFGEN_LIMITS;
 	free(ra);
+	/* nothing but holes: the function is left out for the first */
+	for (i = 0; !why && i < func->nrows && func->rows[i].why; i++)
+		;
+	if (!why && i == func->nrows) {
+		why = func->nrows ? func->rows[0].why : SFGEN_CFI_ERROR;
+		pc = fde->start;
+	}
 	if (why) {
 		func->why = why;
 		func->why_pc = pc;

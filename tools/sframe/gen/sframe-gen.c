@@ -31,12 +31,18 @@
 #ifdef SFRAME_VERSION_3
 #define GEN_VERSION	SFRAME_VERSION_3
 #define GEN_FLAGS	(SFRAME_F_FDE_SORTED | SFRAME_F_FDE_FUNC_START_PCREL)
-#define GEN_SIGNAL	true
+#define GEN_V3		true
 #else
 #define GEN_VERSION	SFRAME_VERSION_2
 #define GEN_FLAGS	SFRAME_F_FDE_SORTED
-#define GEN_SIGNAL	false
+#define GEN_V3		false
 #endif
+
+/* V3 marks signal frames and has flexible FDEs; V2 has neither */
+static const struct sfgen_version gen_version = {
+	.signal = GEN_V3,
+	.flex = GEN_V3,
+};
 
 struct options {
 	const char	*prefix;
@@ -75,9 +81,10 @@ static const char *const outcome_name[O_NOUTCOMES] = {
 struct stats {
 	unsigned long	outcomes[O_NOUTCOMES];
 	unsigned long	funcs;
-	unsigned long	funcs_ok;
+	unsigned long	funcs_ok;	/* every address has a rule */
+	unsigned long	funcs_part;	/* some have */
 	unsigned long	text;		/* bytes of text in FDEs */
-	unsigned long	text_ok;
+	unsigned long	text_ok;	/* ... with a rule */
 	unsigned long	code;		/* bytes of executable sections */
 	unsigned long	why_funcs[SFGEN_NREASONS];
 	unsigned long	why_text[SFGEN_NREASONS];
@@ -101,27 +108,98 @@ static double pct(unsigned long part, unsigned long whole)
 	return whole ? 100.0 * part / whole : 0.0;
 }
 
+/* A data word of an FRE: an offset (signed), or a flex control word */
+struct word {
+	int64_t	v;
+	bool	ctrl;
+};
+
 /* The smallest SFrame data word that holds every value */
-static unsigned int word_size(const int32_t *v, unsigned int n)
+static unsigned int word_size(const struct word *w, unsigned int n)
 {
 	unsigned int i, size = SFRAME_FRE_OFFSET_1B;
 
 	for (i = 0; i < n; i++) {
-		if (v[i] < INT16_MIN || v[i] > INT16_MAX)
+		int64_t lo = w[i].ctrl ? 0 : INT16_MIN;
+		int64_t hi = w[i].ctrl ? UINT16_MAX : INT16_MAX;
+
+		if (w[i].v < lo || w[i].v > hi)
 			return SFRAME_FRE_OFFSET_4B;
-		if (v[i] < INT8_MIN || v[i] > INT8_MAX)
+		if (w[i].ctrl ? w[i].v > UINT8_MAX :
+				w[i].v < INT8_MIN || w[i].v > INT8_MAX)
 			size = SFRAME_FRE_OFFSET_2B;
 	}
 	return size;
 }
 
-static int add_row(sframe_encoder_ctx *enc, unsigned int idx, bool x86,
-		   const struct sfgen_func *func, const struct sfgen_row *row)
+/*
+ * A flex rule's control word: based on register @reg, or on the CFA when
+ * @reg < 0; the word there when @deref (bits 3 and up, 1, 0: the layout of
+ * libsframe 2.46's SFRAME_V3_FLEX_FDE_CTRLWORD_ENCODE(), which 2.44 lacks)
+ */
+static struct word flex_ctrl(int reg, bool deref)
 {
+	return (struct word){
+		.v = (reg < 0 ? 0 : reg) << 3 | deref << 1 | (reg >= 0),
+		.ctrl = true,
+	};
+}
+
+/*
+ * A flexible FDE's data words: (control, offset) pairs for the CFA, the RA
+ * and the FP, in that order; a single zero word for an RA at its default
+ * place (x86-64: CFA - 8; arm64: in LR) when the FP's pair follows, and
+ * nothing for what comes last and is the default.
+ */
+static unsigned int flex_words(const struct sfgen_row *row, bool x86,
+			       struct word *w)
+{
+	unsigned int n = 0;
+
+	w[n++] = flex_ctrl(row->cfa_reg, row->cfa_deref);
+	w[n++] = (struct word){ .v = row->cfa_off };
+	if (!x86 && row->ra == SFGEN_RA_SAVED) {
+		w[n++] = flex_ctrl(-1, true);
+		w[n++] = (struct word){ .v = row->ra_off };
+	} else if (row->fp != SFGEN_FP_SAME) {
+		w[n++] = (struct word){ .v = 0, .ctrl = true };
+	}
+	if (row->fp == SFGEN_FP_SAVED) {
+		w[n++] = flex_ctrl(-1, true);
+		w[n++] = (struct word){ .v = row->fp_off };
+	} else if (row->fp == SFGEN_FP_AT_REG) {
+		w[n++] = flex_ctrl(row->fp_reg, row->fp_deref);
+		w[n++] = (struct word){ .v = row->fp_off };
+	}
+	return n;
+}
+
+/*
+ * A default FDE's data words: the CFA offset; on arm64 the RA's, then the
+ * FP's; on x86-64 (RA at a fixed offset) the FP's.
+ */
+static unsigned int default_words(const struct sfgen_row *row, bool x86,
+				  struct word *w)
+{
+	unsigned int n = 0;
+
+	w[n++] = (struct word){ .v = row->cfa_off };
+	if (!x86 && row->ra == SFGEN_RA_SAVED)
+		w[n++] = (struct word){ .v = row->ra_off };
+	if (row->fp == SFGEN_FP_SAVED)
+		w[n++] = (struct word){ .v = row->fp_off };
+	return n;
+}
+
+static int add_row(sframe_encoder_ctx *enc, unsigned int idx,
+		   const struct sfgen_obj *obj, uint64_t start, bool flex,
+		   const struct sfgen_row *row)
+{
+	bool x86 = obj->machine == EM_X86_64;
 	sframe_frame_row_entry fre;
+	struct word w[6];
 	unsigned char *words;
 	unsigned int n = 0, size, i;
-	int32_t v[3];
 	uint8_t info;
 
 	memset(&fre, 0, sizeof(fre));
@@ -130,51 +208,105 @@ static int add_row(sframe_encoder_ctx *enc, unsigned int idx, bool x86,
 #else
 	words = fre.fre_offsets;
 #endif
-	fre.fre_start_addr = row->pc - func->fde->start;
-	/*
-	 * The data words: the CFA offset; on arm64 the RA's, then the FP's;
-	 * on x86-64 (RA at a fixed offset) the FP's.  None: the outermost
-	 * frame.
-	 */
-	if (row->ra != SFGEN_RA_UNDEFINED) {
-		v[n++] = row->cfa_off;
-		if (!x86 && row->ra == SFGEN_RA_SAVED)
-			v[n++] = row->ra_off;
-		if (row->fp == SFGEN_FP_SAVED)
-			v[n++] = row->fp_off;
-	}
-	size = word_size(v, n);
+	fre.fre_start_addr = row->pc - start;
+	/* none: the outermost frame */
+	if (row->ra != SFGEN_RA_UNDEFINED)
+		n = flex ? flex_words(row, x86, w) : default_words(row, x86, w);
+	size = word_size(w, n);
 	for (i = 0; i < n; i++) {
+		uint32_t v = (uint32_t)w[i].v;
+
 		switch (size) {
 		case SFRAME_FRE_OFFSET_1B: {
-			int8_t b = v[i];
+			uint8_t b = v;
 
 			memcpy(words + i, &b, 1);
 			break;
 		}
 		case SFRAME_FRE_OFFSET_2B: {
-			int16_t h = v[i];
+			uint16_t h = v;
 
 			memcpy(words + 2 * i, &h, 2);
 			break;
 		}
 		default:
-			memcpy(words + 4 * i, &v[i], 4);
+			memcpy(words + 4 * i, &v, 4);
 		}
 	}
-	info = SFRAME_V1_FRE_INFO(row->cfa_fp ? SFRAME_BASE_REG_FP :
-				  SFRAME_BASE_REG_SP, n, size);
+	info = SFRAME_V1_FRE_INFO(row->cfa_reg == (x86 ? SFGEN_X86_FP :
+						   SFGEN_A64_FP) ?
+				  SFRAME_BASE_REG_FP : SFRAME_BASE_REG_SP,
+				  n, size);
 	fre.fre_info = SFRAME_V1_FRE_INFO_UPDATE_MANGLED_RA_P(row->mangled,
 							      info);
 	return sframe_encoder_add_fre(enc, idx, &fre);
 }
 
+/* The end of the run of rows that are not holes from row @r on */
+static size_t run_end(const struct sfgen_func *f, size_t r)
+{
+	while (r < f->nrows && !f->rows[r].why)
+		r++;
+	return r;
+}
+
+/* Where row @r of @f ends: the next row, or the function's end */
+static uint64_t row_end(const struct sfgen_func *f, size_t r)
+{
+	return r + 1 < f->nrows ? f->rows[r + 1].pc : f->fde->end;
+}
+
+/*
+ * One SFrame FDE: rows [@r, @e) of @f, the addresses from the first row's
+ * up to the hole or the function's end that follows them.
+ */
+static int add_fde(sframe_encoder_ctx *enc, unsigned int idx,
+		   const struct sfgen_obj *obj, const struct sfgen_func *f,
+		   size_t r, size_t e)
+{
+	uint64_t start = f->rows[r].pc;
+	uint32_t size = row_end(f, e - 1) - start;
+	bool flex = false;
+	unsigned char info;
+	size_t i;
+	int err;
+
+	for (i = r; i < e; i++)
+		flex |= sfgen_row_flex(obj, &f->rows[i]);
+	info = sframe_fde_create_func_info(sframe_calc_fre_type(size),
+					   SFRAME_FDE_TYPE_PCINC);
+	/* the V1 macro: V2 and V3 have the same bit, 2.44 no V2 name */
+	if (f->fde->key_b)
+		info = SFRAME_V1_FUNC_INFO_UPDATE_PAUTH_KEY(SFRAME_AARCH64_PAUTH_KEY_B,
+							    info);
+#ifdef SFRAME_VERSION_3
+	{
+		int64_t off = start - obj->sframe_addr -
+			sframe_encoder_get_offsetof_fde_start_addr(enc, idx, &err);
+
+		info = SFRAME_V3_FDE_UPDATE_SIGNAL_P(f->fde->signal, info);
+		err = sframe_encoder_add_funcdesc_v3(enc, off, size, info,
+						     flex ? SFRAME_FDE_TYPE_FLEX :
+							    SFRAME_FDE_TYPE_DEFAULT,
+						     0, e - r);
+	}
+#else
+	/* no flexible FDE: sfgen_row_flex() holds for no row of V2's */
+	err = sframe_encoder_add_funcdesc_v2(enc, start - obj->sframe_addr,
+					     size, info, 0, e - r);
+#endif
+	for (i = r; !err && i < e; i++)
+		err = add_row(enc, idx, obj, start, flex, &f->rows[i]);
+	return err;
+}
+
 /*
  * The SFrame section of the expressible functions, with libsframe's
- * encoder.  Function start offsets are relative to the section's address in
- * the object's address space, obj->sframe_addr: from the section's start
- * (V2) or from the FDE's own field (V3, SFRAME_F_FDE_FUNC_START_PCREL).  A
- * function too far from it for V2's 32-bit offsets is left out (limits).
+ * encoder: one FDE for each run of rows between holes.  Function start
+ * offsets are relative to the section's address in the object's address
+ * space, obj->sframe_addr: from the section's start (V2) or from the FDE's
+ * own field (V3, SFRAME_F_FDE_FUNC_START_PCREL).  A function too far from
+ * it for V2's 32-bit offsets is left out (limits).
  */
 static char *encode(const struct sfgen_obj *obj, struct sfgen_func *funcs,
 		    size_t nfuncs, size_t *len)
@@ -183,7 +315,7 @@ static char *encode(const struct sfgen_obj *obj, struct sfgen_func *funcs,
 	sframe_encoder_ctx *enc;
 	unsigned int idx = 0;
 	char *buf = NULL, *out;
-	size_t i, r;
+	size_t i, r, e;
 	int err = 0;
 
 	enc = sframe_encode(GEN_VERSION, GEN_FLAGS,
@@ -195,45 +327,26 @@ static char *encode(const struct sfgen_obj *obj, struct sfgen_func *funcs,
 		return NULL;
 	for (i = 0; i < nfuncs; i++) {
 		struct sfgen_func *f = &funcs[i];
-		uint32_t size = f->fde->end - f->fde->start;
-		unsigned char info;
 
 		if (f->why)
 			continue;
-		info = sframe_fde_create_func_info(sframe_calc_fre_type(size),
-						   SFRAME_FDE_TYPE_PCINC);
-		/* the V1 macro: V2 and V3 have the same bit, 2.44 no V2 name */
-		if (f->fde->key_b)
-			info = SFRAME_V1_FUNC_INFO_UPDATE_PAUTH_KEY(SFRAME_AARCH64_PAUTH_KEY_B,
-								    info);
-#ifdef SFRAME_VERSION_3
-		{
-			int64_t start = f->fde->start - obj->sframe_addr -
-				sframe_encoder_get_offsetof_fde_start_addr(enc, idx, &err);
-
-			info = SFRAME_V3_FDE_UPDATE_SIGNAL_P(f->fde->signal, info);
-			err = sframe_encoder_add_funcdesc_v3(enc, start, size, info,
-							     SFRAME_FDE_TYPE_DEFAULT,
-							     0, f->nrows);
+		if (!GEN_V3 &&
+		    (f->fde->start - obj->sframe_addr + 0x80000000ULL > UINT32_MAX ||
+		     f->fde->end - obj->sframe_addr + 0x80000000ULL > UINT32_MAX)) {
+			f->why = SFGEN_LIMITS;
+			f->why_pc = f->fde->start;
+			continue;
 		}
-#else
-		{
-			int64_t start = f->fde->start - obj->sframe_addr;
-
-			if (start < INT32_MIN || start > INT32_MAX) {
-				f->why = SFGEN_LIMITS;
-				f->why_pc = f->fde->start;
+		for (r = 0; r < f->nrows; r = e) {
+			if (f->rows[r].why) {
+				e = r + 1;
 				continue;
 			}
-			err = sframe_encoder_add_funcdesc_v2(enc, start, size, info,
-							     0, f->nrows);
+			e = run_end(f, r);
+			err = add_fde(enc, idx++, obj, f, r, e);
+			if (err)
+				goto out;
 		}
-#endif
-		for (r = 0; !err && r < f->nrows; r++)
-			err = add_row(enc, idx, x86, f, &f->rows[r]);
-		if (err)
-			goto out;
-		idx++;
 	}
 #ifdef SFRAME_VERSION_3
 	/* in order already; libsframe 2.47 fails to write unsorted sections */
@@ -252,20 +365,64 @@ out:
 	return buf;
 }
 
+/*
+ * "start end verdict [where]" of each FDE: ok, or why it was left out
+ * whole, or "partial" followed by its holes, "  start end reason".
+ */
 static void list_funcs(const struct sfgen_func *funcs, size_t n)
 {
-	size_t i;
+	size_t i, r;
 
 	for (i = 0; i < n; i++) {
 		const struct sfgen_func *f = &funcs[i];
+		bool partial = false;
 
+		for (r = 0; r < f->nrows; r++)
+			partial |= f->rows[r].why != SFGEN_OK;
 		printf("%llx %llx %s", (unsigned long long)f->fde->start,
 		       (unsigned long long)f->fde->end,
-		       sfgen_reason_name[f->why]);
+		       partial ? "partial" : sfgen_reason_name[f->why]);
 		if (f->why)
 			printf(" %llx", (unsigned long long)f->why_pc);
 		putchar('\n');
+		for (r = 0; r < f->nrows; r++)
+			if (f->rows[r].why)
+				printf("  %llx %llx %s\n",
+				       (unsigned long long)f->rows[r].pc,
+				       (unsigned long long)row_end(f, r),
+				       sfgen_reason_name[f->rows[r].why]);
 	}
+}
+
+/* A function's text with and without rules, by reason */
+static void count_func(struct stats *s, const struct sfgen_func *f)
+{
+	uint64_t size = f->fde->end - f->fde->start, hole;
+	bool seen[SFGEN_NREASONS] = { false };
+	size_t r;
+
+	s->funcs++;
+	s->text += size;
+	if (f->why) {
+		s->why_funcs[f->why]++;
+		s->why_text[f->why] += size;
+		return;
+	}
+	for (r = 0; r < f->nrows; r++) {
+		if (!f->rows[r].why)
+			continue;
+		hole = row_end(f, r) - f->rows[r].pc;
+		size -= hole;
+		s->why_text[f->rows[r].why] += hole;
+		if (!seen[f->rows[r].why])
+			s->why_funcs[f->rows[r].why]++;
+		seen[f->rows[r].why] = true;
+	}
+	s->text_ok += size;
+	if (size == f->fde->end - f->fde->start)
+		s->funcs_ok++;
+	else
+		s->funcs_part++;
 }
 
 static void print_coverage(FILE *out, const char *path, const struct stats *s)
@@ -274,13 +431,15 @@ static void print_coverage(FILE *out, const char *path, const struct stats *s)
 
 	fprintf(out, "%s: %lu of %lu functions (%.1f%%), ", path, s->funcs_ok,
 		s->funcs, pct(s->funcs_ok, s->funcs));
+	if (s->funcs_part)
+		fprintf(out, "%lu more in part, ", s->funcs_part);
 	fprintf(out, "%lu of %lu bytes of text in FDEs (%.1f%%; ", s->text_ok,
 		s->text, pct(s->text_ok, s->text));
 	fprintf(out, "%.1f%% of the executable sections)\n",
 		pct(s->text_ok, s->code));
 	for (r = 1; r < SFGEN_NREASONS; r++)
 		if (s->why_funcs[r])
-			fprintf(out, "  left out, %s: %lu functions, %lu bytes\n",
+			fprintf(out, "  left out, %s: %lu functions (in whole or part), %lu bytes\n",
 				sfgen_reason_name[r], s->why_funcs[r],
 				s->why_text[r]);
 }
@@ -356,7 +515,7 @@ static enum outcome do_object(const char *path, const struct options *o,
 	if (!funcs)
 		goto out;
 	for (i = 0; i < obj.nfdes; i++)
-		if (sfgen_func_rows(&obj, &obj.fdes[i], GEN_SIGNAL, &funcs[i]))
+		if (sfgen_func_rows(&obj, &obj.fdes[i], &gen_version, &funcs[i]))
 			goto out;
 	sframe = encode(&obj, funcs, obj.nfdes, &len);
 	if (!sframe) {
@@ -369,17 +528,9 @@ static enum outcome do_object(const char *path, const struct options *o,
 
 	/* counted after encode(), which may leave more out */
 	s.code = obj.code_size;
-	for (i = 0; i < obj.nfdes; i++) {
-		uint64_t size = funcs[i].fde->end - funcs[i].fde->start;
-
-		s.funcs++;
-		s.text += size;
-		s.why_funcs[funcs[i].why]++;
-		s.why_text[funcs[i].why] += size;
-	}
-	s.funcs_ok = s.why_funcs[SFGEN_OK];
-	s.text_ok = s.why_text[SFGEN_OK];
-	if (!s.funcs_ok) {
+	for (i = 0; i < obj.nfdes; i++)
+		count_func(&s, &funcs[i]);
+	if (!s.text_ok) {
 		res = O_NOTHING;
 	} else {
 		res = O_GENERATED;

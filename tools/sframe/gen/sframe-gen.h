@@ -39,28 +39,41 @@ enum sfgen_reason {
 
 /* Where the rows of a function say the caller's RA and FP are */
 enum sfgen_ra { SFGEN_RA_SAVED, SFGEN_RA_IN_LR, SFGEN_RA_UNDEFINED };
-enum sfgen_fp { SFGEN_FP_SAME, SFGEN_FP_SAVED };
+enum sfgen_fp { SFGEN_FP_SAME, SFGEN_FP_SAVED, SFGEN_FP_AT_REG };
 
 /**
- * struct sfgen_row - one SFrame row: the rule from @pc to the next row
+ * struct sfgen_row - one SFrame row: the rule from @pc to the next row, or
+ *	a hole there when SFrame cannot express the rule (@why)
  * @pc:		first address of the row
- * @cfa_off:	CFA = base register + @cfa_off
+ * @cfa_off:	CFA = @cfa_reg + @cfa_off
  * @ra_off:	SFGEN_RA_SAVED: the RA is the word at CFA + @ra_off
- * @fp_off:	SFGEN_FP_SAVED: the FP is the word at CFA + @fp_off
- * @cfa_fp:	the CFA's base is the frame pointer, else the stack pointer
+ * @fp_off:	SFGEN_FP_SAVED: the FP is the word at CFA + @fp_off;
+ *		SFGEN_FP_AT_REG: @fp_reg + @fp_off, or the word there
+ * @cfa_reg:	DWARF number of the CFA's base register
+ * @fp_reg:	SFGEN_FP_AT_REG: DWARF number of the FP's base register
+ * @cfa_deref:	the CFA is the word at @cfa_reg + @cfa_off
+ * @fp_deref:	SFGEN_FP_AT_REG: the FP is the word at @fp_reg + @fp_off
  * @ra:		enum sfgen_ra
  * @fp:		enum sfgen_fp
  * @mangled:	arm64: the RA is signed (pac-ret)
+ * @why:	SFGEN_OK, or why there is no rule from @pc to the next row
+ *
+ * A CFA based on another register than SP and FP, a dereferenced CFA and
+ * SFGEN_FP_AT_REG need a flexible FDE (SFrame V3): see sfgen_row_flex().
  */
 struct sfgen_row {
 	uint64_t	pc;
 	int32_t		cfa_off;
 	int32_t		ra_off;
 	int32_t		fp_off;
-	bool		cfa_fp;
+	uint8_t		cfa_reg;
+	uint8_t		fp_reg;
+	bool		cfa_deref;
+	bool		fp_deref;
 	uint8_t		ra;
 	uint8_t		fp;
 	bool		mangled;
+	uint8_t		why;
 };
 
 /**
@@ -97,11 +110,14 @@ struct sfgen_fde {
 /**
  * struct sfgen_func - the SFrame rows of one FDE
  * @fde:	the FDE
- * @why:	SFGEN_OK when every row could be expressed, else the reason of
- *		the first row that could not: the function is left out
- * @why_pc:	the address of that row
- * @nrows:	rows in @rows, consecutive equal rules merged
- * @rows:	by address; the first starts at @fde->start
+ * @why:	SFGEN_OK when rows could be had for the function, else why it
+ *		is left out whole
+ * @why_pc:	the address where that was found
+ * @nrows:	rows in @rows, consecutive equal rules (and holes of one
+ *		reason) merged
+ * @rows:	by address; the first starts at @fde->start.  Rows whose @why
+ *		is set are holes: addresses left without a rule, for which
+ *		the kernel falls back to frame pointers
  */
 struct sfgen_func {
 	const struct sfgen_fde *fde;
@@ -169,6 +185,7 @@ struct sfgen_obj {
 #define SFGEN_X86_FP	6
 #define SFGEN_X86_SP	7
 #define SFGEN_X86_RA	16
+#define SFGEN_X86_MAX_GPR 15	/* r15 */
 #define SFGEN_A64_FP	29
 #define SFGEN_A64_LR	30
 #define SFGEN_A64_SP	31
@@ -217,8 +234,20 @@ bool sfgen_sidecar_matches(const struct sfgen_sidecar *sc,
 /* cfi.c */
 extern const char *const sfgen_reason_name[SFGEN_NREASONS];
 int sfgen_read_fdes(struct sfgen_obj *obj);
+/**
+ * struct sfgen_version - what the SFrame version being written can hold
+ * @signal:	signal frames (V3)
+ * @flex:	flexible FDEs: a CFA or FP based on any register, or loaded
+ *		from memory (V3)
+ */
+struct sfgen_version {
+	bool	signal;
+	bool	flex;
+};
+
 int sfgen_func_rows(const struct sfgen_obj *obj, const struct sfgen_fde *fde,
-		    bool have_signal, struct sfgen_func *func);
+		    const struct sfgen_version *ver, struct sfgen_func *func);
+bool sfgen_row_flex(const struct sfgen_obj *obj, const struct sfgen_row *row);
 void sfgen_free_func(struct sfgen_func *func);
 
 /**

@@ -2,8 +2,11 @@
 /*
  * Hand-written CFI for sframe-gen's verdicts (check.sh, gen_vN_cfi_*):
  * each function is named <verdict>__<case>, the verdict sframe-gen -l must
- * give it, with '_' for '-'.  SFrame takes the caller's SP to be the CFA
- * (sp-rule otherwise); the return address signing state (RA_SIGN_STATE,
+ * give it, with '_' for '-', or <verdict>__v3_<verdict>__<case> when SFrame
+ * V3 (flexible FDEs) gives another than V2.  "partial": the rows SFrame
+ * cannot express are holes, the others are kept.  SFrame takes the
+ * caller's SP to be the CFA (sp-rule otherwise); the return address
+ * signing state (RA_SIGN_STATE,
  * DWARF register 34) may only be toggled by DW_CFA_AARCH64_negate_ra_state
  * (ra-state otherwise: sframe-gen follows no other rule on it).
  */
@@ -57,34 +60,34 @@ FUNC(ok__sp_val_offset_0)
 	ret
 END(ok__sp_val_offset_0)
 
-FUNC(sp_rule__val_offset)
+FUNC(partial__sp_val_offset)
 	nop
 	.cfi_val_offset sp, 16
 	nop
 	ret
-END(sp_rule__val_offset)
+END(partial__sp_val_offset)
 
-FUNC(sp_rule__register)
+FUNC(partial__sp_register)
 	nop
 	.cfi_register sp, x9
 	nop
 	ret
-END(sp_rule__register)
+END(partial__sp_register)
 
-FUNC(sp_rule__offset)
+FUNC(partial__sp_offset)
 	nop
 	.cfi_offset sp, -16
 	nop
 	ret
-END(sp_rule__offset)
+END(partial__sp_offset)
 
 /* DW_CFA_val_expression sp: DW_OP_breg31 16 */
-FUNC(sp_rule__val_expression)
+FUNC(partial__sp_val_expression)
 	nop
 	.cfi_escape 0x16, 31, 0x02, 0x8f, 0x10
 	nop
 	ret
-END(sp_rule__val_expression)
+END(partial__sp_val_expression)
 
 /* DW_CFA_val_expression RA_SIGN_STATE: DW_OP_lit1, signed */
 FUNC(ra_state__val_expression)
@@ -140,3 +143,39 @@ FUNC(ra_state__restore)
 	hint	#29
 	ret
 END(ra_state__restore)
+
+/*
+ * -fstack-clash-protection's probe loop: the CFA in x9 while the loop moves
+ * the SP, then on the SP again
+ */
+FUNC(partial__v3_ok__probe_loop)
+	stp	x29, x30, [sp, #-16]!
+	.cfi_def_cfa_offset 16
+	.cfi_offset 29, -16
+	.cfi_offset 30, -8
+	sub	x9, sp, #0x9000
+	.cfi_def_cfa x9, 0x9010
+1:	sub	sp, sp, #0x1000
+	str	xzr, [sp]
+	cmp	sp, x9
+	b.ne	1b
+	.cfi_def_cfa_register sp
+	add	sp, sp, #0x9000
+	.cfi_def_cfa_offset 16
+	ldp	x29, x30, [sp], #16
+	.cfi_restore 30
+	.cfi_restore 29
+	.cfi_def_cfa_offset 0
+	ret
+END(partial__v3_ok__probe_loop)
+
+/* The FP saved while the RA is still in LR: a flexible FDE's row */
+FUNC(partial__v3_ok__fp_without_ra)
+	str	x29, [sp, #-16]!
+	.cfi_def_cfa_offset 16
+	.cfi_offset 29, -16
+	ldr	x29, [sp], #16
+	.cfi_restore 29
+	.cfi_def_cfa_offset 0
+	ret
+END(partial__v3_ok__fp_without_ra)

@@ -53,6 +53,7 @@ struct fde_state {
 
 static unsigned int machine;
 static bool have_signal;	/* the section's version can mark them (V3) */
+static bool have_flex;		/* ... and has flexible FDEs (V3) */
 
 static void canon_str(const struct canon_rule *r, char *buf, size_t len)
 {
@@ -78,6 +79,20 @@ static void canon_str(const struct canon_rule *r, char *buf, size_t len)
  * at CFA + offset, the value CFA + offset, or another register's value;
  * false for a DWARF expression.
  */
+/* Register @reg as the decoder reports it: SP and FP by their kinds */
+static void reg_loc(struct canon_loc *l, unsigned int reg)
+{
+	bool x86 = machine == EM_X86_64;
+
+	l->reg = reg;
+	if (reg == (x86 ? CANON_X86_SP : CANON_A64_SP))
+		l->kind = CANON_SP;
+	else if (reg == (x86 ? CANON_X86_FP : CANON_A64_FP))
+		l->kind = CANON_FP;
+	else
+		l->kind = CANON_REG;
+}
+
 static bool oracle_reg(Dwarf_Frame *frame, int regno, struct canon_loc *l)
 {
 	Dwarf_Op mem[3], *ops;
@@ -90,17 +105,26 @@ static bool oracle_reg(Dwarf_Frame *frame, int regno, struct canon_loc *l)
 		return true;
 	}
 	if (nops == 1 && ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31) {
-		l->kind = CANON_REG;
-		l->reg = ops[0].atom - DW_OP_reg0;
+		reg_loc(l, ops[0].atom - DW_OP_reg0);
 		return true;
 	}
 	if (nops == 1 && ops[0].atom == DW_OP_regx) {
-		l->kind = CANON_REG;
-		l->reg = ops[0].number;
+		reg_loc(l, ops[0].number);
 		return true;
 	}
 	if (ops[0].atom != DW_OP_call_frame_cfa)
 		return false;
+	if (ops[1].atom >= DW_OP_breg0 && ops[1].atom <= DW_OP_breg31 &&
+	    (nops == 2 || (nops == 3 && ops[2].atom == DW_OP_stack_value))) {
+		/*
+		 * DW_CFA_expression (the word at reg + off) or its val_ form,
+		 * after the CFA that DWARF pushes first
+		 */
+		reg_loc(l, ops[1].atom - DW_OP_breg0);
+		l->off = (int64_t)ops[1].number;
+		l->deref = nops == 2;
+		return true;
+	}
 	l->kind = CANON_CFA;
 	l->deref = true;
 	if (nops > 1 && ops[nops - 1].atom == DW_OP_stack_value) {
@@ -236,7 +260,6 @@ static bool oracle_cfa(Dwarf_Frame *frame, uint64_t pc, struct canon_loc *l,
 		       bool *per_pc)
 {
 	const uint64_t sp1 = 0x7ffe00001000, sp2 = sp1 + 0x1238;
-	bool x86 = machine == EM_X86_64;
 	uint64_t cfa1, cfa2;
 	Dwarf_Op *ops;
 	size_t nops;
@@ -265,14 +288,17 @@ static bool oracle_cfa(Dwarf_Frame *frame, uint64_t pc, struct canon_loc *l,
 	}
 	if (nops == 2)
 		l->deref = true;
-	if (reg == (x86 ? 7 : 31))
-		l->kind = CANON_SP;
-	else if (reg == (x86 ? 6 : 29))
-		l->kind = CANON_FP;
-	else
-		l->kind = CANON_REG;
-	l->reg = reg;
+	reg_loc(l, reg);
 	return true;
+}
+
+/* A location based on a register that a flexible FDE's rule can name */
+static bool flex_loc(const struct canon_loc *l)
+{
+	if (l->kind == CANON_SP || l->kind == CANON_FP)
+		return true;
+	return l->kind == CANON_REG &&
+	       l->reg <= (machine == EM_X86_64 ? 15U : 31U);
 }
 
 /*
@@ -331,19 +357,22 @@ static enum oracle oracle_at(struct fde_state *st, uint64_t pc, bool strict)
 	/* what sframe-gen's rows hold: see struct sfgen_row */
 	if (c->signal && !have_signal)
 		return OR_INEXPRESSIBLE;
-	if ((c->cfa.kind != CANON_SP && c->cfa.kind != CANON_FP) || c->cfa.deref)
+	if (!flex_loc(&c->cfa) ||
+	    (!have_flex && (c->cfa.kind == CANON_REG || c->cfa.deref)))
 		return OR_INEXPRESSIBLE;
 	if (c->ra.kind == CANON_CFA) {
 		if (!c->ra.deref || (x86 && c->ra.off != -8))
 			return OR_INEXPRESSIBLE;
-	} else if (x86 || c->ra.kind != CANON_REG || c->ra.reg != 30) {
+	} else if (x86 || c->ra.kind != CANON_REG || c->ra.reg != 30 ||
+		   c->ra.deref || c->ra.off) {
 		return OR_INEXPRESSIBLE;
 	}
 	if (c->fp.kind == CANON_CFA) {
-		/* and arm64 rows keep the FP after the RA only */
-		if (!c->fp.deref || c->ra.kind == CANON_REG)
+		/* and arm64 default rows keep the FP after the RA only */
+		if (!c->fp.deref || (c->ra.kind == CANON_REG && !have_flex))
 			return OR_INEXPRESSIBLE;
-	} else if (c->fp.kind != CANON_SAME) {
+	} else if (c->fp.kind != CANON_SAME &&
+		   (!have_flex || !flex_loc(&c->fp))) {
 		return OR_INEXPRESSIBLE;
 	}
 	if (!sp_cfa)
@@ -540,30 +569,72 @@ static int find_spans(const struct sfgen_obj *obj)
 	return nspans ? 0 : -1;
 }
 
-/* One verdict of "sframe-gen -l": start end reason [pc] */
+/*
+ * One verdict of "sframe-gen -l": "start end reason [pc]" of an FDE, then
+ * for a function kept in part ("partial") its holes, "  start end reason".
+ */
 struct verdict {
 	uint64_t	start;
 	uint64_t	end;
 	int		why;
+	bool		partial;
+	size_t		hole;	/* its first hole in the hole list */
+	size_t		nholes;
 };
 
-static int read_verdicts(FILE *f, struct verdict **out, size_t *n)
+struct hole {
+	uint64_t	start;
+	uint64_t	end;
+	int		why;
+	bool		saw_x;	/* the oracle found no SFrame rule in it */
+};
+
+static int reason_of(const char *name)
+{
+	int r;
+
+	for (r = 0; r < SFGEN_NREASONS; r++)
+		if (!strcmp(name, sfgen_reason_name[r]))
+			return r;
+	return -1;
+}
+
+static int read_verdicts(FILE *f, struct verdict **out, size_t *n,
+			 struct hole **holes, size_t *nholes)
 {
 	struct verdict *v = NULL;
-	size_t cap = 0;
+	struct hole *h = NULL;
+	size_t cap = 0, hcap = 0;
 	char line[256], name[64];
 	unsigned long long s, e;
 
 	*n = 0;
+	*nholes = 0;
 	while (fgets(line, sizeof(line), f)) {
 		int r;
 
 		if (sscanf(line, "%llx %llx %63s", &s, &e, name) != 3)
 			return -1;
-		for (r = 0; r < SFGEN_NREASONS; r++)
-			if (!strcmp(name, sfgen_reason_name[r]))
-				break;
-		if (r == SFGEN_NREASONS)
+		if (line[0] == ' ') {
+			/* a hole of the last FDE, which is "partial" */
+			r = reason_of(name);
+			if (r <= 0 || !*n || !v[*n - 1].partial || s >= e ||
+			    s < v[*n - 1].start || e > v[*n - 1].end ||
+			    (v[*n - 1].nholes && s < h[*nholes - 1].end))
+				return -1;
+			if (*nholes == hcap) {
+				hcap = hcap ? 2 * hcap : 256;
+				h = realloc(h, hcap * sizeof(*h));
+				if (!h)
+					return -1;
+			}
+			h[*nholes] = (struct hole){ s, e, r, false };
+			(*nholes)++;
+			v[*n - 1].nholes++;
+			continue;
+		}
+		r = strcmp(name, "partial") ? reason_of(name) : SFGEN_OK;
+		if (r < 0 || (*n && v[*n - 1].partial && !v[*n - 1].nholes))
 			return -1;
 		if (*n == cap) {
 			cap = cap ? 2 * cap : 1024;
@@ -571,12 +642,14 @@ static int read_verdicts(FILE *f, struct verdict **out, size_t *n)
 			if (!v)
 				return -1;
 		}
-		v[*n].start = s;
-		v[*n].end = e;
-		v[*n].why = r;
+		v[*n] = (struct verdict){ s, e, r, !strcmp(name, "partial"),
+					  *nholes, 0 };
 		(*n)++;
 	}
+	if (*n && v[*n - 1].partial && !v[*n - 1].nholes)
+		return -1;
 	*out = v;
+	*holes = h;
 	return 0;
 }
 
@@ -607,6 +680,7 @@ struct counts {
 	unsigned long	corrupted;
 	unsigned long	funcs;
 	unsigned long	funcs_ok;
+	unsigned long	funcs_part;
 	unsigned long	bytes;
 	unsigned long	bytes_ok;
 	/* -s */
@@ -659,10 +733,11 @@ static int check_sidecar(struct sfgen_obj *obj, const char *path,
 	struct fde_state st = { 0 };
 	struct sfgen_sidecar sc;
 	struct verdict *v;
+	struct hole *holes;
 	struct section s;
 	struct counts n = { 0 };
 	char err[256], got[96];
-	size_t nv, j = 0, i;
+	size_t nv, nholes, j = 0, i, k, hk = 0;
 	bool saw_x = false;
 
 	if (sfgen_read_sidecar(&sc, path, obj->machine, err, sizeof(err))) {
@@ -674,7 +749,9 @@ static int check_sidecar(struct sfgen_obj *obj, const char *path,
 		return 2;
 	}
 	have_signal = sc.sframe_len > 2 && sc.sframe[2] >= 3;
-	if (read_verdicts(stdin, &v, &nv) || nv != obj->nfdes) {
+	have_flex = have_signal;
+	if (read_verdicts(stdin, &v, &nv, &holes, &nholes) ||
+	    nv != obj->nfdes) {
 		fprintf(stderr, "the verdicts are not sframe-gen -l's for %s\n",
 			obj->path);
 		return 2;
@@ -690,12 +767,19 @@ static int check_sidecar(struct sfgen_obj *obj, const char *path,
 		return 2;
 
 	for (i = 0; i < nv; i++) {
+		uint64_t size = v[i].end - v[i].start;
+
 		n.funcs++;
-		n.bytes += v[i].end - v[i].start;
-		if (v[i].why == SFGEN_OK) {
+		n.bytes += size;
+		if (v[i].why != SFGEN_OK)
+			continue;
+		for (k = v[i].hole; k < v[i].hole + v[i].nholes; k++)
+			size -= holes[k].end - holes[k].start;
+		n.bytes_ok += size;
+		if (v[i].partial)
+			n.funcs_part++;
+		else
 			n.funcs_ok++;
-			n.bytes_ok += v[i].end - v[i].start;
-		}
 	}
 	for (i = 0; i < nspans; i++) {
 		const struct sframe_section *sec = &s.sec[spans[i].seg];
@@ -724,6 +808,7 @@ static int check_sidecar(struct sfgen_obj *obj, const char *path,
 			if (st.fde != &obj->fdes[j]) {
 				enter_fde(&st, &obj->fdes[j]);
 				saw_x = false;
+				hk = v[j].hole;
 			}
 			if (pc >= st.row_end || !st.row_end) {
 				st.kind = oracle_at(&st, pc, true);
@@ -739,6 +824,20 @@ static int check_sidecar(struct sfgen_obj *obj, const char *path,
 					report(&n, pc, "a function left out", st.text, got);
 				continue;
 			}
+			while (hk < v[j].hole + v[j].nholes && holes[hk].end <= pc)
+				hk++;
+			if (hk < v[j].hole + v[j].nholes && pc >= holes[hk].start) {
+				/* a hole: no rule, and none SFrame has */
+				if (rc)
+					report(&n, pc, "a hole", st.text, got);
+				if (rule_reason(holes[hk].why) &&
+				    st.kind == OR_RULE && n.unexplained++ < 20)
+					fprintf(stderr, "%llx: a hole for %s, but the rule is one SFrame has: %s\n",
+						(unsigned long long)pc,
+						sfgen_reason_name[holes[hk].why],
+						st.text);
+				continue;
+			}
 			if (!rc || strcmp(st.text, got))
 				report(&n, pc, where(obj, pc), st.text, got);
 		}
@@ -746,12 +845,14 @@ static int check_sidecar(struct sfgen_obj *obj, const char *path,
 	for (; j < nv; j++)
 		leave_fde(&n, &st, &obj->fdes[j], &v[j], saw_x);
 
-	printf("functions %lu/%lu bytes %lu/%lu pcs %lu found %lu ",
-	       n.funcs_ok, n.funcs, n.bytes_ok, n.bytes, n.pcs, n.found);
+	printf("functions %lu/%lu partial %lu bytes %lu/%lu pcs %lu found %lu ",
+	       n.funcs_ok, n.funcs, n.funcs_part, n.bytes_ok, n.bytes, n.pcs,
+	       n.found);
 	printf("mismatches %lu errors %lu unexplained %lu mutated %lu corrupted %lu\n",
 	       n.mismatches, n.errors, n.unexplained, n.mutated, n.corrupted);
 	free(st.ra);
 	free(v);
+	free(holes);
 	free(s.bytes);
 	sfgen_free_sidecar(&sc);
 	return n.mismatches || n.errors || n.unexplained ? 1 : 0;
@@ -791,6 +892,7 @@ static int check_own(struct sfgen_obj *obj)
 	if (sfelf_open(&e, obj->path))
 		return 2;
 	have_signal = e.sframe_len > 2 && e.sframe[2] >= 3;
+	have_flex = have_signal;
 	if (map_section(&s, obj, e.sframe, e.sframe_len, e.sframe_vaddr, 0,
 			&n.corrupted))
 		return 2;
