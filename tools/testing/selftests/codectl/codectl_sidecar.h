@@ -31,5 +31,7 @@
 /* The programs, built with and without -Wa,--gsframe */
 #define SC_CHAIN	"codectl_sidecar_chain"
 #define SC_CHAIN_NOSF	"codectl_sidecar_chain_nosf"
+/* x86-64: a stack inside ld.so's lazy-binding trampoline */
+#define SC_LAZY		"codectl_sidecar_lazy"
 
 #endif /* CODECTL_SIDECAR_H */

@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <linux/auxvec.h>
 #include <linux/elf.h>
+#include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
 
 #include "../kselftest.h"
@@ -241,6 +242,41 @@ int sft_perf_open_tracepoint_pid(struct sft_perf *p, int tp_id, bool deferred,
 	return perf_map(p);
 }
 
+/*
+ * Open the sampling event @attr, set up as far as its type says, for the
+ * user callchain only, deferred, the deferred record going to this event,
+ * whose ring buffer is mapped; disabled.  @what names it in messages.
+ */
+static int perf_open_user_sampling(struct sft_perf *p,
+				   struct perf_event_attr *attr, pid_t pid,
+				   const char *what)
+{
+	int err;
+
+	memset(p, 0, sizeof(*p));
+	p->fd = -1;
+	p->tp_id = -1;
+
+	attr->size = sizeof(*attr);
+	/* sft_perf_collect() parses exactly this layout. */
+	attr->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN;
+	attr->sample_id_all = 1;
+	attr->disabled = 1;
+	attr->exclude_kernel = 1;
+	attr->exclude_callchain_kernel = 1;
+	attr->defer_callchain = 1;
+	attr->defer_output = 1;
+	p->fd = perf_event_open(attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (p->fd < 0) {
+		err = errno;
+		ksft_print_msg("perf_event_open(%s of %d, %s): %s\n", what,
+			       pid, "defer_callchain, defer_output",
+			       strerror(err));
+		return -err;
+	}
+	return perf_map(p);
+}
+
 /**
  * sft_perf_open_task_clock() - Sample the user time of a task
  * @p: the event to set up
@@ -256,34 +292,38 @@ int sft_perf_open_tracepoint_pid(struct sft_perf *p, int tp_id, bool deferred,
 int sft_perf_open_task_clock(struct sft_perf *p, pid_t pid, __u64 period_ns)
 {
 	struct perf_event_attr attr;
-	int err;
-
-	memset(p, 0, sizeof(*p));
-	p->fd = -1;
-	p->tp_id = -1;
 
 	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
 	attr.type = PERF_TYPE_SOFTWARE;
 	attr.config = PERF_COUNT_SW_TASK_CLOCK;
 	attr.sample_period = period_ns;
-	/* sft_perf_collect() parses exactly this layout. */
-	attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN;
-	attr.sample_id_all = 1;
-	attr.disabled = 1;
-	attr.exclude_kernel = 1;
-	attr.exclude_callchain_kernel = 1;
-	attr.defer_callchain = 1;
-	attr.defer_output = 1;
-	p->fd = perf_event_open(&attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (p->fd < 0) {
-		err = errno;
-		ksft_print_msg("perf_event_open(task-clock of %d, %s): %s\n",
-			       pid, "defer_callchain, defer_output",
-			       strerror(err));
-		return -err;
-	}
-	return perf_map(p);
+	return perf_open_user_sampling(p, &attr, pid, "task-clock");
+}
+
+/**
+ * sft_perf_open_breakpoint() - Sample each execution of a user address
+ * @p: the event to set up
+ * @pid: the task (0: the caller)
+ * @addr: the instruction
+ *
+ * A hardware breakpoint, which stops before the instruction runs, so that
+ * the sample's registers, and the deferred unwind at the return to user
+ * space, are those at @addr (a uprobe's would be its out-of-line copy's).
+ * Opened disabled, like sft_perf_open_task_clock().
+ *
+ * Return: 0, or a negative errno after printing why.
+ */
+int sft_perf_open_breakpoint(struct sft_perf *p, pid_t pid, unsigned long addr)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.type = PERF_TYPE_BREAKPOINT;
+	attr.bp_type = HW_BREAKPOINT_X;
+	attr.bp_addr = addr;
+	attr.bp_len = sizeof(long);
+	attr.sample_period = 1;
+	return perf_open_user_sampling(p, &attr, pid, "breakpoint");
 }
 
 /**

@@ -47,6 +47,7 @@ int sft_perf_open_tracepoint(struct sft_perf *p, int tp_id, bool deferred);
 int sft_perf_open_tracepoint_pid(struct sft_perf *p, int tp_id, bool deferred,
 				 pid_t pid);
 int sft_perf_open_task_clock(struct sft_perf *p, pid_t pid, __u64 period_ns);
+int sft_perf_open_breakpoint(struct sft_perf *p, pid_t pid, unsigned long addr);
 bool sft_perf_print_count(const struct sft_perf *p);
 bool sft_perf_missed(struct sft_perf *p);
 int sft_perf_enable(struct sft_perf *p);
