@@ -586,7 +586,6 @@ struct hole {
 	uint64_t	start;
 	uint64_t	end;
 	int		why;
-	bool		saw_x;	/* the oracle found no SFrame rule in it */
 };
 
 static int reason_of(const char *name)
@@ -628,7 +627,7 @@ static int read_verdicts(FILE *f, struct verdict **out, size_t *n,
 				if (!h)
 					return -1;
 			}
-			h[*nholes] = (struct hole){ s, e, r, false };
+			h[*nholes] = (struct hole){ s, e, r };
 			(*nholes)++;
 			v[*n - 1].nholes++;
 			continue;
