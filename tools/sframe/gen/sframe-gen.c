@@ -439,9 +439,9 @@ static void print_coverage(FILE *out, const char *path, const struct stats *s)
 		pct(s->text_ok, s->code));
 	for (r = 1; r < SFGEN_NREASONS; r++)
 		if (s->why_funcs[r])
-			fprintf(out, "  left out, %s: %lu functions (in whole or part), %lu bytes\n",
+			fprintf(out, "  left out, %s: %lu functions %s, %lu bytes\n",
 				sfgen_reason_name[r], s->why_funcs[r],
-				s->why_text[r]);
+				"(in whole or part)", s->why_text[r]);
 }
 
 /*

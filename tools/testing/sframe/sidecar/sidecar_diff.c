@@ -831,7 +831,7 @@ static int check_sidecar(struct sfgen_obj *obj, const char *path,
 					report(&n, pc, "a hole", st.text, got);
 				if (rule_reason(holes[hk].why) &&
 				    st.kind == OR_RULE && n.unexplained++ < 20)
-					fprintf(stderr, "%llx: a hole for %s, but the rule is one SFrame has: %s\n",
+					fprintf(stderr, "%llx: a hole for %s, but SFrame has the rule %s\n",
 						(unsigned long long)pc,
 						sfgen_reason_name[holes[hk].why],
 						st.text);
