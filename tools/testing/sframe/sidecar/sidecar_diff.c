@@ -725,6 +725,21 @@ static void leave_fde(struct counts *n, const struct fde_state *st,
 			(unsigned long long)v->start, sfgen_reason_name[v->why]);
 }
 
+/*
+ * At @pc, in hole @h: the decoder found a rule (@rc) or none, and the CFI's
+ * is @st's.  A hole has no rule, and one for a rule has none SFrame holds.
+ */
+static void check_hole(struct counts *n, uint64_t pc, const struct hole *h,
+		       const struct fde_state *st, int rc, const char *got)
+{
+	if (rc)
+		report(n, pc, "a hole", st->text, got);
+	if (rule_reason(h->why) && st->kind == OR_RULE && n->unexplained++ < 20)
+		fprintf(stderr, "%llx: a hole for %s, but SFrame has the rule %s\n",
+			(unsigned long long)pc, sfgen_reason_name[h->why],
+			st->text);
+}
+
 /* The generator's test: sframe-gen's section and its verdicts */
 static int check_sidecar(struct sfgen_obj *obj, const char *path,
 			 unsigned long mutate, unsigned int corrupt)
@@ -826,15 +841,7 @@ static int check_sidecar(struct sfgen_obj *obj, const char *path,
 			while (hk < v[j].hole + v[j].nholes && holes[hk].end <= pc)
 				hk++;
 			if (hk < v[j].hole + v[j].nholes && pc >= holes[hk].start) {
-				/* a hole: no rule, and none SFrame has */
-				if (rc)
-					report(&n, pc, "a hole", st.text, got);
-				if (rule_reason(holes[hk].why) &&
-				    st.kind == OR_RULE && n.unexplained++ < 20)
-					fprintf(stderr, "%llx: a hole for %s, but SFrame has the rule %s\n",
-						(unsigned long long)pc,
-						sfgen_reason_name[holes[hk].why],
-						st.text);
+				check_hole(&n, pc, &holes[hk], &st, rc, got);
 				continue;
 			}
 			if (!rc || strcmp(st.text, got))
