@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The JIT workload of the perf tests (sframe_perf_jit.sh): functions
+ * emitted at run time, without frame pointers, between C functions,
+ *
+ *	main -> sfp_jit_run -> sfp_jit_a (JIT) -> sfp_jit_mid
+ *	     -> sfp_jit_b (JIT) -> sfp_jit_leaf -> getppid
+ *
+ * described to the kernel by a CODECTL_REGISTER_JIT table, so that the
+ * deferred user stack goes through them, and to perf by a jitdump file
+ * (tools/perf/Documentation/jitdump-specification.txt), which perf inject
+ * --jit turns into an ELF object per function, so that perf names them:
+ *
+ *	sframe_perf_jit DIR N
+ *
+ * runs the chain N times and writes the ground truth of each system call
+ * to DIR/truth.TID, in sframe_perf_work's format (sframe_perf_check.awk),
+ * the JIT functions by the names the jitdump gives them.  The jitdump is
+ * DIR/jit-PID.dump, mapped executable so that perf record sees it; its
+ * timestamps are CLOCK_MONOTONIC's, for perf record -k mono.  The code is
+ * written while the mapping is writable and run once it is executable.
+ * x86-64 only.  Exit codes: 0 done, 1 something failed (said on stderr).
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include "../../../include/tools/codectl_jit.h"
+
+#define SFP_NOIPA	__attribute__((noipa))
+
+/* The frames of the truth: sfp_jit_leaf up to sfp_jit_run */
+#define FRAMES		6
+
+/* What the chain's functions record as they run, frame 0 innermost */
+struct jit_walk {
+	unsigned long ip[FRAMES];	/* ip[0]: after the system call */
+	long (*next[2])(struct jit_walk *w);	/* what sfp_jit_a, _b call */
+};
+
+/*
+ * An emitted function, long (*)(long (*next)(struct jit_walk *), struct
+ * jit_walk *w), that stores its return address at @slot of *w and calls
+ * next(w):
+ *
+ *	0:  mov (%rsp), %rax		CFA = SP + 8
+ *	4:  mov %rax, slot(%rsi)
+ *	8:  sub $8, %rsp
+ *	12: mov %rdi, %rax		CFA = SP + 16
+ *	15: mov %rsi, %rdi
+ *	18: call *%rax
+ *	20: add $1, %rax		(work after the call: not a tail call)
+ *	24: add $8, %rsp
+ *	28: ret				CFA = SP + 8
+ */
+static const unsigned char jit_code[] = {
+	0x48, 0x8b, 0x04, 0x24, 0x48, 0x89, 0x46, 0x00 /* slot */,
+	0x48, 0x83, 0xec, 0x08, 0x48, 0x89, 0xf8, 0x48, 0x89, 0xf7,
+	0xff, 0xd0, 0x48, 0x83, 0xc0, 0x01, 0x48, 0x83, 0xc4, 0x08, 0xc3,
+};
+#define JIT_SLOT_AT	7	/* the displacement byte of the store */
+
+/* Its rows: where each starts, and the CFA's offset from SP */
+static const struct {
+	unsigned char start;
+	signed char cfa;
+} jit_rows[] = { { 0, 8 }, { 12, 16 }, { 28, 8 } };
+
+/* Where the two functions lie in the code area, and their names */
+static const struct {
+	unsigned int off;
+	const char *name;
+} jit_funcs[] = { { 0x40, "sfp_jit_a" }, { 0x100, "sfp_jit_b" } };
+
+static long (*sfp_jit_a)(long (*next)(struct jit_walk *), struct jit_walk *w);
+static long (*sfp_jit_b)(long (*next)(struct jit_walk *), struct jit_walk *w);
+
+static void die(const char *what)
+{
+	fprintf(stderr, "sframe_perf_jit: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* ---- The jitdump ------------------------------------------------------ */
+
+#define JITDUMP_MAGIC		0x4A695444	/* "JiTD" */
+#define JITDUMP_VERSION		1
+#define JIT_CODE_LOAD		0
+
+struct jitdump_header {
+	uint32_t magic;
+	uint32_t version;
+	uint32_t total_size;
+	uint32_t elf_mach;
+	uint32_t pad1;
+	uint32_t pid;
+	uint64_t timestamp;
+	uint64_t flags;
+};
+
+struct jitdump_code_load {
+	uint32_t id;
+	uint32_t total_size;
+	uint64_t timestamp;
+	uint32_t pid;
+	uint32_t tid;
+	uint64_t vma;
+	uint64_t code_addr;
+	uint64_t code_size;
+	uint64_t code_index;
+	/* the name, NUL-terminated, then the code */
+};
+
+static void write_all(int fd, const void *p, size_t len)
+{
+	if (write(fd, p, len) != (ssize_t)len)
+		die("writing the jitdump");
+}
+
+/*
+ * DIR/jit-PID.dump: its header, mapped executable (how perf record learns
+ * of it), then a code load record for each function.
+ */
+static int jitdump_open(const char *dir)
+{
+	struct jitdump_header h = {
+		.magic = JITDUMP_MAGIC,
+		.version = JITDUMP_VERSION,
+		.total_size = sizeof(h),
+		.elf_mach = EM_X86_64,
+		.pid = getpid(),
+		.timestamp = now_ns(),
+	};
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/jit-%d.dump", dir, getpid());
+	fd = open(path, O_CREAT | O_TRUNC | O_RDWR | O_CLOEXEC, 0644);
+	if (fd < 0)
+		die(path);
+	write_all(fd, &h, sizeof(h));
+	if (mmap(NULL, sysconf(_SC_PAGESIZE), PROT_READ | PROT_EXEC,
+		 MAP_PRIVATE, fd, 0) == MAP_FAILED)
+		die("mmap of the jitdump");
+	return fd;
+}
+
+static void jitdump_load(int fd, const char *name, const void *code,
+			 size_t size, uint64_t index)
+{
+	struct jitdump_code_load r = {
+		.id = JIT_CODE_LOAD,
+		.total_size = sizeof(r) + strlen(name) + 1 + size,
+		.timestamp = now_ns(),
+		.pid = getpid(),
+		.tid = gettid(),
+		.vma = (unsigned long)code,
+		.code_addr = (unsigned long)code,
+		.code_size = size,
+		.code_index = index,
+	};
+
+	write_all(fd, &r, sizeof(r));
+	write_all(fd, name, strlen(name) + 1);
+	write_all(fd, code, size);
+}
+
+/* ---- The code and its table ------------------------------------------- */
+
+/*
+ * Emit both functions into a new code area, register their table, and
+ * describe them in the jitdump.
+ */
+static void emit(const char *dir)
+{
+	struct codectl_jit_table *t;
+	struct codectl_jit arg;
+	size_t page = sysconf(_SC_PAGESIZE), tsize;
+	unsigned char *code;
+	unsigned int f, r;
+	int fd;
+
+	code = mmap(NULL, page, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (code == MAP_FAILED)
+		die("mmap of the code area");
+	tsize = codectl_jit_table_bytes(CODECTL_JIT_ENTRY_MIN, 16);
+	t = mmap(NULL, tsize, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (t == MAP_FAILED)
+		die("mmap of the JIT table");
+	codectl_jit_table_init(t, CODECTL_JIT_ENTRY_MIN, 16);
+
+	for (f = 0; f < 2; f++) {
+		unsigned char *p = code + jit_funcs[f].off;
+
+		/* sfp_jit_a returns to frame 4, sfp_jit_b to frame 2 */
+		memcpy(p, jit_code, sizeof(jit_code));
+		p[JIT_SLOT_AT] = offsetof(struct jit_walk, ip) +
+				 (4 - 2 * f) * sizeof(long);
+	}
+	if (mprotect(code, page, PROT_READ | PROT_EXEC))
+		die("mprotect of the code area");
+	__builtin___clear_cache((char *)code, (char *)code + page);
+
+	for (f = 0; f < 2; f++) {
+		for (r = 0; r < sizeof(jit_rows) / sizeof(jit_rows[0]); r++) {
+			unsigned int end = r + 1 < sizeof(jit_rows) /
+						   sizeof(jit_rows[0]) ?
+					   jit_rows[r + 1].start :
+					   sizeof(jit_code);
+			signed char cfa = jit_rows[r].cfa;
+
+			if (codectl_jit_append(t, jit_funcs[f].off +
+						  jit_rows[r].start,
+					       end - jit_rows[r].start,
+					       CODECTL_JIT_INFO(CODECTL_JIT_CFA_SP,
+								1,
+								CODECTL_JIT_WORD_1B),
+					       CODECTL_JIT_TYPE_DEFAULT, &cfa,
+					       1) < 0) {
+				fprintf(stderr, "sframe_perf_jit: the table is full\n");
+				exit(1);
+			}
+		}
+	}
+	arg = (struct codectl_jit){
+		.text_start = (unsigned long)code,
+		.text_end = (unsigned long)code + page,
+		.table = (unsigned long)t,
+		.table_size = tsize,
+	};
+	if (syscall(__NR_codectl, CODECTL_REGISTER_JIT, &arg, sizeof(arg), 0))
+		die("CODECTL_REGISTER_JIT");
+
+	fd = jitdump_open(dir);
+	for (f = 0; f < 2; f++)
+		jitdump_load(fd, jit_funcs[f].name, code + jit_funcs[f].off,
+			     sizeof(jit_code), f);
+	if (close(fd))
+		die("closing the jitdump");
+	sfp_jit_a = (void *)(code + jit_funcs[0].off);
+	sfp_jit_b = (void *)(code + jit_funcs[1].off);
+}
+
+/* ---- The chain --------------------------------------------------------- */
+
+SFP_NOIPA static long sfp_jit_leaf(struct jit_walk *w)
+{
+	unsigned long ip;
+	long ret;
+
+	w->ip[1] = (unsigned long)__builtin_return_address(0);
+	asm volatile("syscall\n"
+		     "1:\tlea 1b(%%rip), %1"
+		     : "=a" (ret), "=r" (ip)
+		     : "0" ((long)__NR_getppid)
+		     : "rcx", "r11", "memory");
+	w->ip[0] = ip;
+	return ret + 1;
+}
+
+SFP_NOIPA static long sfp_jit_mid(struct jit_walk *w)
+{
+	long r;
+
+	w->ip[3] = (unsigned long)__builtin_return_address(0);
+	r = sfp_jit_b(sfp_jit_leaf, w);
+	asm volatile("" : "+r" (r) : : "memory");	/* not a tail call */
+	return r + 1;
+}
+
+SFP_NOIPA static long sfp_jit_run(struct jit_walk *w)
+{
+	long r;
+
+	w->ip[5] = (unsigned long)__builtin_return_address(0);
+	r = sfp_jit_a(sfp_jit_mid, w);
+	asm volatile("" : "+r" (r) : : "memory");
+	return r + 1;
+}
+
+int main(int argc, char **argv)
+{
+	static const char * const names[FRAMES] = {
+		"sfp_jit_leaf", "sfp_jit_b", "sfp_jit_mid", "sfp_jit_a",
+		"sfp_jit_run", "main",
+	};
+	char path[4096];
+	struct jit_walk w;
+	long n, i;
+	FILE *f;
+	int j;
+
+	if (argc != 3 || (n = atol(argv[2])) < 1 || n > 100000) {
+		fprintf(stderr, "usage: sframe_perf_jit DIR N\n");
+		return 1;
+	}
+	emit(argv[1]);
+	snprintf(path, sizeof(path), "%s/truth.%d", argv[1], gettid());
+	f = fopen(path, "w");
+	if (!f)
+		die(path);
+	for (i = 0; i < n; i++) {
+		memset(&w, 0, sizeof(w));
+		if (sfp_jit_run(&w) < 0)
+			return 1;
+		/*
+		 * The names of the frames: the function each address is in,
+		 * where it returns to for the callers (ip[k] is the return
+		 * address from frame k - 1, in frame k)
+		 */
+		fprintf(f, "%d %d %d", getpid(), gettid(), FRAMES);
+		for (j = 0; j < FRAMES; j++)
+			fprintf(f, " %#lx:%s", w.ip[j], names[j]);
+		fputc('\n', f);
+	}
+	if (fclose(f))
+		die("writing the truth");
+	return 0;
+}
