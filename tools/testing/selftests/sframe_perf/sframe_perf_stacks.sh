@@ -16,6 +16,10 @@
 # (the library, not registered), most stacks must be wrong: the comparison
 # can fail.
 #
+# The recording is also seen with perf script --no-merge-callchains, each
+# deferred record apart from its samples, and after perf inject: the same
+# stacks as perf script shows them merged.
+#
 # Then --call-graph dwarf, perf's own unwinder, on the same program: it must
 # give the chain too, and perf script and perf report --children --sort
 # dso,sym must name the same symbols for both, down to _start.  The C
@@ -29,12 +33,14 @@
 
 # Runs of the chain per program; two system calls each.
 RUNS=3
+# Frames of the deep recursion, more than perf_event_max_stack (127).
+DEEP=200
 
 # The recorded command: every workload, one after the other.
 if [ "${1:-}" = --workloads ]; then
 	d=$2
 	cd "$(dirname "$0")" || exit 1
-	for c in v2 v3 fp threads fork exit dlopen noaudit; do
+	for c in v2 v3 fp threads fork exit dlopen noaudit deep; do
 		mkdir -p "$d/$c" || exit 1
 	done
 	lib=$PWD/libsframe_perf_chain.so
@@ -46,7 +52,8 @@ if [ "${1:-}" = --workloads ]; then
 	./sframe_perf_v2 fork "$d/fork" $RUNS ./sframe_perf_v3 &&
 	./sframe_perf_v2 exit "$d/exit" &&
 	LD_AUDIT=$PWD/sframe-audit.so ./sframe_perf_v2 dlopen "$d/dlopen" $RUNS "$lib" &&
-	./sframe_perf_v2 dlopen "$d/noaudit" $RUNS "$lib"
+	./sframe_perf_v2 dlopen "$d/noaudit" $RUNS "$lib" &&
+	./sframe_perf_v2 deep "$d/deep" $DEEP
 	exit
 fi
 
@@ -64,7 +71,7 @@ ktap_print_header
 sfp_require
 [ -d "$SIDECARS/.build-id" ] ||
 	ktap_exit_fail_msg "no sidecars in $SIDECARS: the codectl kselftests' build makes them"
-ktap_set_plan 14
+ktap_set_plan 18
 
 printf '[call-graph]\n\trecord-mode = sframe\n' >"$SFP_TMP/perfconfig"
 t=$SFP_TMP/truth
@@ -93,6 +100,126 @@ sfp_result "dlopen: the chain in a library registered by sframe-audit.so" \
 	sfp_check all "$t/dlopen"
 sfp_result "dlopen without the audit module: the library's stacks are wrong" \
 	sfp_check all "$t/noaudit" -v want=wrong
+
+# blocks SCRIPT: the samples of perf script -F pid,tid,time,event,ip,sym,dso
+# output SCRIPT, one line each (its header, then its frames), sorted.  In
+# the output of --no-merge-callchains, a sample's cookie frame is replaced
+# with the frames of the deferred record of that cookie, and the records'
+# own blocks go: what perf script shows when it merges.
+blocks() {
+	awk '
+	FNR == 1 { pass++ }
+	/^[^\t]/ && !/^[ \t]*$/ {
+		flush()
+		hdr = $0
+		nf = 0
+		rec = ""
+		if (match($0, /DEFERRED CALLCHAIN \[cookie: [0-9a-f]+\]/)) {
+			rec = substr($0, RSTART + 28, RLENGTH - 29)
+			sub(/DEFERRED CALLCHAIN.*/, "", hdr)
+		}
+		next
+	}
+	/^\t/ { fr[++nf] = $1 " " $2 " " $NF; cookie[nf] = ($2 == "(cookie)"); next }
+	/^[ \t]*$/ { flush() }
+	END { flush() }
+	function flush(    i, line) {
+		if (hdr == "")
+			return
+		if (pass == 1 && rec != "") {
+			line = ""
+			for (i = 1; i <= nf; i++)
+				line = line " | " fr[i]
+			recs[rec] = line
+		} else if (pass == 2 && rec == "") {
+			line = hdr
+			for (i = 1; i <= nf; i++) {
+				split(fr[i], a, " ")
+				if (cookie[i] && (a[1] in recs))
+					line = line recs[a[1]]
+				else
+					line = line " | " fr[i]
+			}
+			print line
+		}
+		hdr = ""
+	}' "$1" "$1" | sort
+}
+
+# same_blocks NAME DESCRIPTION: one KTAP result, whether
+# $SFP_TMP/NAME.blocks has the same lines as all.blocks, and some.
+same_blocks() {
+	local n
+
+	n=$(wc -l <"$SFP_TMP/$1.blocks")
+	if cmp -s "$SFP_TMP/all.blocks" "$SFP_TMP/$1.blocks" && [ "$n" -gt 0 ]; then
+		ktap_test_pass "$2: the same $n samples"
+	else
+		ktap_print_msg "only in the merged view: $(comm -23 "$SFP_TMP/all.blocks" "$SFP_TMP/$1.blocks" | wc -l), only in $1: $(comm -13 "$SFP_TMP/all.blocks" "$SFP_TMP/$1.blocks" | wc -l)"
+		comm -23 "$SFP_TMP/all.blocks" "$SFP_TMP/$1.blocks" | head -n 6 | cut -c1-300 | sed 's/^/# merged: /'
+		comm -13 "$SFP_TMP/all.blocks" "$SFP_TMP/$1.blocks" | head -n 6 | cut -c1-300 | sed "s/^/# $1: /"
+		grep -n 'DEFERRED CALLCHAIN' "$SFP_TMP/nomerge.full" | head -n 3 | sed 's/^/# record: /'
+		grep -n -A3 '(cookie)\|cookie' "$SFP_TMP/nomerge.full" | head -n 12 | sed 's/^/# nomerge.full: /'
+		ktap_test_fail "$2: not the same samples ($n)"
+	fi
+}
+
+# The same recording seen whole, record by record, and through perf inject
+# (which passes the deferred records on as they are): the same stacks.
+fields=pid,tid,time,event,ip,sym,dso
+"$PERF" script -i "$SFP_TMP/all.data" -F $fields >"$SFP_TMP/all.full" 2>&1
+"$PERF" script -i "$SFP_TMP/all.data" -F $fields --no-merge-callchains \
+	>"$SFP_TMP/nomerge.full" 2>&1
+blocks "$SFP_TMP/all.full" >"$SFP_TMP/all.blocks"
+blocks "$SFP_TMP/nomerge.full" >"$SFP_TMP/nomerge.blocks"
+ktap_print_msg "--no-merge-callchains: $(grep -c 'DEFERRED CALLCHAIN' \
+	"$SFP_TMP/nomerge.full") deferred records"
+same_blocks nomerge "perf script --no-merge-callchains, each sample with its record"
+if "$PERF" inject -i "$SFP_TMP/all.data" -o "$SFP_TMP/inject.data" \
+	>"$SFP_TMP/inject.log" 2>&1; then
+	"$PERF" script -i "$SFP_TMP/inject.data" -F $fields \
+		>"$SFP_TMP/inject.full" 2>&1
+	blocks "$SFP_TMP/inject.full" >"$SFP_TMP/inject.blocks"
+	same_blocks inject "perf inject, then perf script"
+else
+	sfp_show "$SFP_TMP/inject.log"
+	ktap_test_fail "perf inject failed"
+fi
+
+# deep_frames SCRIPT: the most sfp_deep frames in a getppid sample of the
+# deep workload's thread in perf script output SCRIPT.
+deep_frames() {
+	local tid
+
+	tid=$(basename "$(ls "$t"/deep/deep.*)")
+	awk -v tid="${tid#deep.}" '
+		/^[^\t]/ && !/^[ \t]*$/ {
+			ours = $0 ~ ("/" tid " .*syscalls:sys_enter_getppid:")
+			n = 0; next }
+		/^\t/ && ours && $2 == "sfp_deep" { if (++n > most) most = n }
+		END { print most + 0 }' "$1"
+}
+
+# A stack deeper than perf_event_max_stack: perf script shows it whole by
+# default, and cuts it where --max-stack says.
+n=$(deep_frames "$SFP_TMP/all.script")
+tid=$(basename "$(ls "$t"/deep/deep.*)")
+ktap_print_msg "deep: thread ${tid#deep.}: $(grep -c "/${tid#deep.} " "$SFP_TMP/all.script") samples"
+awk -v tid="${tid#deep.}" '/^[^\t]/ && !/^[ \t]*$/ { ours = $0 ~ ("/" tid " "); if (ours) k++ }
+	ours && k <= 2' "$SFP_TMP/all.script" | head -n 30 | sed 's/^/# deep: /'
+if [ "$n" -eq $DEEP ]; then
+	ktap_test_pass "deep: all $DEEP frames of a recursion by default"
+else
+	ktap_test_fail "deep: $n frames of a recursion of $DEEP by default"
+fi
+"$PERF" script -i "$SFP_TMP/all.data" -F pid,tid,event,ip,sym,dso \
+	--max-stack 127 >"$SFP_TMP/deep127.script" 2>&1
+n=$(deep_frames "$SFP_TMP/deep127.script")
+if [ "$n" -gt 0 ] && [ "$n" -lt 127 ]; then
+	ktap_test_pass "deep: --max-stack 127 cuts it ($n frames)"
+else
+	ktap_test_fail "deep: --max-stack 127 gave $n frames"
+fi
 
 # The exits again, recorded as a command is (the events of its tasks, not
 # of the CPUs): the deferred stacks must be written before the tasks' events
