@@ -380,10 +380,11 @@ SFT_FN static long sfp_deep(long depth)
 {
 	long ret;
 
+	/* the system call inline: the C library has no SFrame here */
 	if (depth > 1)
 		ret = sfp_deep(depth - 1);
 	else
-		ret = syscall(SYS_getppid);
+		ret = sft_getppid();
 	asm volatile("" : "+r" (ret));
 	return ret + 1;
 }
