@@ -204,7 +204,7 @@ fi
 "$PERF" script -i "$SFP_TMP/all.data" -F pid,tid,event,ip,sym,dso \
 	--max-stack 127 >"$SFP_TMP/deep127.script" 2>&1
 n=$(deep_frames "$SFP_TMP/deep127.script")
-if [ "$n" -gt 0 ] && [ "$n" -lt 127 ]; then
+if [ "$n" -gt 0 ] && [ "$n" -le 127 ]; then
 	ktap_test_pass "deep: --max-stack 127 cuts it ($n frames)"
 else
 	ktap_test_fail "deep: --max-stack 127 gave $n frames"
