@@ -300,6 +300,14 @@ static int add_fde(sframe_encoder_ctx *enc, unsigned int idx,
 	return err;
 }
 
+/* Is @addr - @base an int32_t? */
+static bool s32_from(uint64_t base, uint64_t addr)
+{
+	int64_t off = (int64_t)(addr - base);
+
+	return off >= INT32_MIN && off <= INT32_MAX;
+}
+
 /*
  * The SFrame section of the expressible functions, with libsframe's
  * encoder: one FDE for each run of rows between holes.  Function start
@@ -330,9 +338,9 @@ static char *encode(const struct sfgen_obj *obj, struct sfgen_func *funcs,
 
 		if (f->why)
 			continue;
-		if (!GEN_V3 &&
-		    (f->fde->start - obj->sframe_addr + 0x80000000ULL > UINT32_MAX ||
-		     f->fde->end - obj->sframe_addr + 0x80000000ULL > UINT32_MAX)) {
+		/* V2: every FDE of the function within 32 bits of the section */
+		if (!GEN_V3 && (!s32_from(obj->sframe_addr, f->fde->start) ||
+				!s32_from(obj->sframe_addr, f->fde->end))) {
 			f->why = SFGEN_LIMITS;
 			f->why_pc = f->fde->start;
 			continue;

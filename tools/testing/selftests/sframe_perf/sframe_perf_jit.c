@@ -37,6 +37,7 @@
 #include "../../../include/tools/codectl_jit.h"
 
 #define SFP_NOIPA	__attribute__((noipa))
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* The frames of the truth: sfp_jit_leaf up to sfp_jit_run */
 #define FRAMES		6
@@ -69,11 +70,12 @@ static const unsigned char jit_code[] = {
 };
 #define JIT_SLOT_AT	7	/* the displacement byte of the store */
 
-/* Its rows: where each starts, and the CFA's offset from SP */
+/* Its rows: where each starts and ends, and the CFA's offset from SP */
 static const struct {
 	unsigned char start;
+	unsigned char end;
 	signed char cfa;
-} jit_rows[] = { { 0, 8 }, { 12, 16 }, { 28, 8 } };
+} jit_rows[] = { { 0, 12, 8 }, { 12, 28, 16 }, { 28, sizeof(jit_code), 8 } };
 
 /* Where the two functions lie in the code area, and their names */
 static const struct {
@@ -208,7 +210,7 @@ static void emit(const char *dir)
 		die("mmap of the JIT table");
 	codectl_jit_table_init(t, CODECTL_JIT_ENTRY_MIN, 16);
 
-	for (f = 0; f < 2; f++) {
+	for (f = 0; f < ARRAY_SIZE(jit_funcs); f++) {
 		unsigned char *p = code + jit_funcs[f].off;
 
 		/* sfp_jit_a returns to frame 4, sfp_jit_b to frame 2 */
@@ -220,17 +222,13 @@ static void emit(const char *dir)
 		die("mprotect of the code area");
 	__builtin___clear_cache((char *)code, (char *)code + page);
 
-	for (f = 0; f < 2; f++) {
-		for (r = 0; r < sizeof(jit_rows) / sizeof(jit_rows[0]); r++) {
-			unsigned int end = r + 1 < sizeof(jit_rows) /
-						   sizeof(jit_rows[0]) ?
-					   jit_rows[r + 1].start :
-					   sizeof(jit_code);
+	for (f = 0; f < ARRAY_SIZE(jit_funcs); f++) {
+		for (r = 0; r < ARRAY_SIZE(jit_rows); r++) {
 			signed char cfa = jit_rows[r].cfa;
 
 			if (codectl_jit_append(t, jit_funcs[f].off +
 						  jit_rows[r].start,
-					       end - jit_rows[r].start,
+					       jit_rows[r].end - jit_rows[r].start,
 					       CODECTL_JIT_INFO(CODECTL_JIT_CFA_SP,
 								1,
 								CODECTL_JIT_WORD_1B),
@@ -251,7 +249,7 @@ static void emit(const char *dir)
 		die("CODECTL_REGISTER_JIT");
 
 	fd = jitdump_open(dir);
-	for (f = 0; f < 2; f++)
+	for (f = 0; f < ARRAY_SIZE(jit_funcs); f++)
 		jitdump_load(fd, jit_funcs[f].name, code + jit_funcs[f].off,
 			     sizeof(jit_code), f);
 	if (close(fd))

@@ -598,6 +598,21 @@ static int reason_of(const char *name)
 	return -1;
 }
 
+/* Room for element @n of the array *@p of *@cap elements of @size bytes */
+static int room_for(void *p, size_t *cap, size_t n, size_t size)
+{
+	void **arr = p, *grown;
+
+	if (n < *cap)
+		return 0;
+	grown = realloc(*arr, (*cap ? 2 * *cap : 256) * size);
+	if (!grown)
+		return -1;
+	*arr = grown;
+	*cap = *cap ? 2 * *cap : 256;
+	return 0;
+}
+
 static int read_verdicts(FILE *f, struct verdict **out, size_t *n,
 			 struct hole **holes, size_t *nholes)
 {
@@ -621,12 +636,8 @@ static int read_verdicts(FILE *f, struct verdict **out, size_t *n,
 			    s < v[*n - 1].start || e > v[*n - 1].end ||
 			    (v[*n - 1].nholes && s < h[*nholes - 1].end))
 				return -1;
-			if (*nholes == hcap) {
-				hcap = hcap ? 2 * hcap : 256;
-				h = realloc(h, hcap * sizeof(*h));
-				if (!h)
-					return -1;
-			}
+			if (room_for(&h, &hcap, *nholes, sizeof(*h)))
+				return -1;
 			h[*nholes] = (struct hole){ s, e, r };
 			(*nholes)++;
 			v[*n - 1].nholes++;
@@ -635,12 +646,8 @@ static int read_verdicts(FILE *f, struct verdict **out, size_t *n,
 		r = strcmp(name, "partial") ? reason_of(name) : SFGEN_OK;
 		if (r < 0 || (*n && v[*n - 1].partial && !v[*n - 1].nholes))
 			return -1;
-		if (*n == cap) {
-			cap = cap ? 2 * cap : 1024;
-			v = realloc(v, cap * sizeof(*v));
-			if (!v)
-				return -1;
-		}
+		if (room_for(&v, &cap, *n, sizeof(*v)))
+			return -1;
 		v[*n] = (struct verdict){ s, e, r, !strcmp(name, "partial"),
 					  *nholes, 0 };
 		(*n)++;
