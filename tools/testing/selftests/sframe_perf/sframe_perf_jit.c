@@ -68,6 +68,7 @@ static const unsigned char jit_code[] = {
 	0x48, 0x83, 0xec, 0x08, 0x48, 0x89, 0xf8, 0x48, 0x89, 0xf7,
 	0xff, 0xd0, 0x48, 0x83, 0xc0, 0x01, 0x48, 0x83, 0xc4, 0x08, 0xc3,
 };
+
 #define JIT_SLOT_AT	7	/* the displacement byte of the store */
 
 /* Its rows: where each starts and ends, and the CFA's offset from SP */
@@ -307,7 +308,8 @@ int main(int argc, char **argv)
 	FILE *f;
 	int j;
 
-	if (argc != 3 || (n = atol(argv[2])) < 1 || n > 100000) {
+	n = argc == 3 ? atol(argv[2]) : 0;
+	if (n < 1 || n > 100000) {
 		fprintf(stderr, "usage: sframe_perf_jit DIR N\n");
 		return 1;
 	}
