@@ -364,9 +364,41 @@ static void fold_sample(const struct sp_event *s)
 	fold(s, s->ips, s->nr);
 }
 
+/*
+ * The last deferred stack of each thread, by tid.  A request in a kernel
+ * entry whose stack was delivered already (a sample taken while the
+ * deferred unwinder ran, before the task went back to user space) gets
+ * that entry's cookie, and its stack does not come again.
+ */
+#define LAST_SLOTS	4096
+static struct sp_event *last_stack[LAST_SLOTS];
+
+/* Sample s gets the deferred stack t: complete, or empty (s keeps its own) */
+static void take(const struct sp_event *s, const struct sp_event *t)
+{
+	stats.samples++;
+	if (t->nr) {
+		stats.complete++;
+		fold(s, t->ips, t->nr);
+	} else {
+		stats.empty++;
+		fold(s, s->ips, s->nr);
+	}
+}
+
+static void keep_last(const struct sp_event *t)
+{
+	struct sp_event **slot = &last_stack[t->tid % LAST_SLOTS];
+
+	if (!*slot)
+		*slot = malloc(sizeof(**slot));
+	if (*slot)
+		**slot = *t;
+}
+
 static int on_event(void *ctx, void *data, size_t size)
 {
-	const struct sp_event *e = data;
+	const struct sp_event *e = data, *t;
 	size_t i, kept = 0;
 
 	(void)ctx;
@@ -376,6 +408,12 @@ static int on_event(void *ctx, void *data, size_t size)
 		if (e->request < 0 || !e->cookie) {
 			stats.no_request++;
 			fold_sample(e);
+			return 0;
+		}
+		t = last_stack[e->tid % LAST_SLOTS];
+		if (t && t->tid == e->tid && t->tgid == e->tgid &&
+		    t->cookie == e->cookie) {
+			take(e, t);
 			return 0;
 		}
 		if (npending == MAX_PENDING) {
@@ -392,20 +430,13 @@ static int on_event(void *ctx, void *data, size_t size)
 	for (i = 0; i < npending; i++) {
 		const struct sp_event *s = &pending[i];
 
-		if (s->cookie != e->cookie || s->tgid != e->tgid) {
+		if (s->cookie != e->cookie || s->tgid != e->tgid)
 			pending[kept++] = *s;
-			continue;
-		}
-		stats.samples++;
-		if (e->nr) {
-			stats.complete++;
-			fold(s, e->ips, e->nr);
-		} else {
-			stats.empty++;
-			fold(s, s->ips, s->nr);
-		}
+		else
+			take(s, e);
 	}
 	npending = kept;
+	keep_last(e);
 	return 0;
 }
 
