@@ -29,7 +29,11 @@ fi
 [ -d $T/events ] || mount -t tracefs nodev $T
 [ -f $EV/trigger ] || fail "no $EV/trigger"
 
-# One stack of a known program: ftrace_names' leaf system call
+# One stack of a known program: ftrace_names' leaf system call.  Tracing
+# on and no pid filter, whatever a test before this one left (ftracetest
+# stopped midway leaves tracing off).
+echo 1 >$T/tracing_on
+echo >$T/set_event_pid
 echo >$T/trace
 echo 'stacktrace:user if comm == "ftrace_names"' >$EV/trigger ||
 	fail "cannot set the trigger"
