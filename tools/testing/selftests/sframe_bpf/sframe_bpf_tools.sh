@@ -37,9 +37,10 @@
 #
 # Both tools start at once, before the programs spin (they wait for a line
 # on their input): under TCG each takes minutes to compile its program,
-# BCC the longest (6 to 7 minutes on a 2-core host with other work going
-# on): they have SFB_TOOLS_START_LIMIT (720) seconds.  The programs spin once both tools have opened their perf
-# events, and are sampled for SFB_TOOLS_SECONDS (10) seconds.
+# BCC the longest (5 minutes on a quiet 2-core host, 11 on a busy one):
+# they have SFB_TOOLS_START_LIMIT (1200) seconds.  The programs spin once
+# both tools have opened their perf events, and are sampled for
+# SFB_TOOLS_SECONDS (10) seconds.
 #
 # BCC compiles its C at startup against the kernel's headers, which it
 # unpacks from /sys/kernel/kheaders.tar.xz (CONFIG_IKHEADERS).  Since
@@ -51,7 +52,7 @@ cd "$(dirname "$0")" || exit 1
 
 TARGET=95
 SAMPLE_S=${SFB_TOOLS_SECONDS:-10}
-START_LIMIT=${SFB_TOOLS_START_LIMIT:-720}
+START_LIMIT=${SFB_TOOLS_START_LIMIT:-1200}
 BPFTRACE=${BPFTRACE:-bpftrace}
 PROFILE=${BCC_PROFILE:-/usr/sbin/profile-bpfcc}
 SFRAME_PROFILE=./sframe-profile
