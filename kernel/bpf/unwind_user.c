@@ -55,8 +55,9 @@ __bpf_kfunc_start_defs();
  * Return: 0 when this call queued the walk; 1 when an earlier request of
  * this kernel entry did (the stack is delivered once, with the same
  * cookie, and may have been delivered already: a request made while the
- * task works its way back to user space comes after the walk); -EINVAL when current has no user stack to walk (a kernel
- * thread, an exiting task, a task not entered from user space);
+ * task works its way back to user space comes after the walk); -EINVAL
+ * when current has no user stack to walk (a kernel thread, an exiting
+ * task, a task not entered from user space);
  * -EOPNOTSUPP in NMI context on an architecture without NMI-safe cmpxchg.
  * The kfunc is registered only once bpf_unwind_work has its slot.
  */
