@@ -16,11 +16,11 @@
 # (the library, not registered), most stacks must be wrong: the comparison
 # can fail.
 #
-# The recording is also seen after perf inject, which passes the deferred
-# records on: the same stacks.  A recursion deeper than perf's default
-# --max-stack (127) is shown whole by default, cut by --max-stack 127.
-# (perf script --no-merge-callchains prints the deferred records without
-# their frames: not compared yet.)
+# The recording is also seen with perf script --no-merge-callchains, each
+# deferred record apart from its samples, and after perf inject, which
+# passes the deferred records on: the same stacks.  A recursion deeper
+# than perf's default --max-stack (127) is shown whole by default, cut by
+# --max-stack 127.
 #
 # Then --call-graph dwarf, perf's own unwinder, on the same program: it must
 # give the chain too, and perf script and perf report --children --sort
@@ -73,7 +73,7 @@ ktap_print_header
 sfp_require
 [ -d "$SIDECARS/.build-id" ] ||
 	ktap_exit_fail_msg "no sidecars in $SIDECARS: the codectl kselftests' build makes them"
-ktap_set_plan 17
+ktap_set_plan 18
 
 printf '[call-graph]\n\trecord-mode = sframe\n' >"$SFP_TMP/perfconfig"
 t=$SFP_TMP/truth
@@ -104,41 +104,85 @@ sfp_result "dlopen without the audit module: the library's stacks are wrong" \
 	sfp_check all "$t/noaudit" -v want=wrong
 
 # blocks SCRIPT: the samples of perf script -F pid,tid,time,event,ip,sym,dso
-# output SCRIPT, one line each (its header, then its frames), sorted.
+# output SCRIPT, one line each (its header, then its frames), sorted.  In
+# the output of --no-merge-callchains, a sample's cookie frame stands for
+# the frames of the deferred record of that cookie, which replace it, and
+# the records' own blocks go: what perf script shows when it merges.
 blocks() {
 	awk '
-	/^[^\t]/ && !/^[ \t]*$/ { flush(); line = $0; next }
-	/^\t/ { line = line " | " $1 " " $2 " " $NF; next }
+	FNR == 1 { pass++ }
+	/^[^\t]/ && !/^[ \t]*$/ {
+		flush()
+		hdr = $0
+		nf = 0
+		rec = ""
+		if (match($0, /DEFERRED CALLCHAIN \[cookie: [0-9a-f]+\]/))
+			rec = substr($0, RSTART + 28, RLENGTH - 29)
+		next
+	}
+	/^\t/ { fr[++nf] = $1 " " $2 " " $NF; cookie[nf] = ($2 == "(cookie)"); next }
 	/^[ \t]*$/ { flush() }
 	END { flush() }
-	function flush() {
-		if (line != "")
+	function flush(    i, line, a) {
+		if (hdr == "")
+			return
+		if (pass == 1 && rec != "") {
+			line = ""
+			for (i = 1; i <= nf; i++)
+				line = line " | " fr[i]
+			recs[rec] = line
+		} else if (pass == 2 && rec == "") {
+			line = hdr
+			for (i = 1; i <= nf; i++) {
+				split(fr[i], a, " ")
+				if (cookie[i] && (a[1] in recs))
+					line = line recs[a[1]]
+				else
+					line = line " | " fr[i]
+			}
 			print line
-		line = ""
-	}' "$1" | sort
+		}
+		hdr = ""
+	}' "$1" "$1" | sort
 }
 
-# The same recording through perf inject (which passes the deferred records
-# on as they are): the same stacks.
+# same_blocks NAME DESCRIPTION: one KTAP result, whether
+# $SFP_TMP/NAME.blocks has the same lines as all.blocks, and some.
+same_blocks() {
+	local n
+
+	n=$(wc -l <"$SFP_TMP/$1.blocks")
+	if cmp -s "$SFP_TMP/all.blocks" "$SFP_TMP/$1.blocks" && [ "$n" -gt 0 ]; then
+		ktap_test_pass "$2: the same $n samples"
+	else
+		diff -u "$SFP_TMP/all.blocks" "$SFP_TMP/$1.blocks" | head -n 20 |
+			sed 's/^/# /'
+		ktap_test_fail "$2: not the same samples ($n)"
+	fi
+}
+
+# The same recording seen record by record, and through perf inject
+# (which passes the deferred records on as they are): the same stacks.
+# Warnings go apart: stderr would land inside the buffered output.
 fields=pid,tid,time,event,ip,sym,dso
-"$PERF" script -i "$SFP_TMP/all.data" -F $fields >"$SFP_TMP/all.full" 2>&1
+"$PERF" script -i "$SFP_TMP/all.data" -F $fields >"$SFP_TMP/all.full" \
+	2>"$SFP_TMP/all.err"
+"$PERF" script -i "$SFP_TMP/all.data" -F $fields --no-merge-callchains \
+	>"$SFP_TMP/nomerge.full" 2>"$SFP_TMP/nomerge.err"
 blocks "$SFP_TMP/all.full" >"$SFP_TMP/all.blocks"
-n=$(wc -l <"$SFP_TMP/all.blocks")
+blocks "$SFP_TMP/nomerge.full" >"$SFP_TMP/nomerge.blocks"
+ktap_print_msg "--no-merge-callchains: $(grep -c 'DEFERRED CALLCHAIN' \
+	"$SFP_TMP/nomerge.full") deferred records"
+same_blocks nomerge "perf script --no-merge-callchains, each sample with its record"
 if "$PERF" inject -i "$SFP_TMP/all.data" -o "$SFP_TMP/inject.data" \
 	>"$SFP_TMP/inject.log" 2>&1; then
 	"$PERF" script -i "$SFP_TMP/inject.data" -F $fields \
-		>"$SFP_TMP/inject.full" 2>&1
+		>"$SFP_TMP/inject.full" 2>"$SFP_TMP/inject.err"
 	blocks "$SFP_TMP/inject.full" >"$SFP_TMP/inject.blocks"
+	same_blocks inject "perf inject, then perf script"
 else
 	sfp_show "$SFP_TMP/inject.log"
-	: >"$SFP_TMP/inject.blocks"
-fi
-if cmp -s "$SFP_TMP/all.blocks" "$SFP_TMP/inject.blocks" && [ "$n" -gt 0 ]; then
-	ktap_test_pass "perf inject, then perf script: the same $n samples"
-else
-	diff -u "$SFP_TMP/all.blocks" "$SFP_TMP/inject.blocks" | head -n 20 |
-		sed 's/^/# /'
-	ktap_test_fail "perf inject, then perf script: not the same samples"
+	ktap_test_fail "perf inject failed"
 fi
 
 # deep_frames SCRIPT: the most sfp_deep frames in a getppid sample of the
