@@ -14,7 +14,9 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C.UTF-8
 leaks=/sys/kernel/debug/kmemleak
 
+# Once a job: where the kernel has kmemleak, and the job has not scanned.
 leak_scan() {
+	[ -w $leaks ] && [ ! -f /mnt/kmemleak.txt ] || return 0
 	# An object is reported once it stayed unreferenced over two scans
 	# some seconds apart; the report goes to the console for run-guest.
 	echo scan >$leaks
@@ -27,7 +29,7 @@ leak_scan() {
 }
 
 if [ "${1:-}" = leaks ]; then
-	[ ! -w $leaks ] || [ -f /mnt/kmemleak.txt ] || leak_scan
+	leak_scan
 	exit 0
 fi
 
@@ -49,7 +51,7 @@ mount -t 9p -o trans=virtio,version=9p2000.L,msize=1048576,ro,cache=loose \
 	sid /run/sid-root 2>/dev/null || rmdir /run/sid-root
 # What boot allocated is not the job's: only leaks from here on count.
 # The periodic scan of all memory would take a CPU from the tests for
-# minutes under TCG; the two scans at the end find the leaks.
+# minutes under TCG; the two scans of leak_scan find the leaks.
 if [ -w $leaks ]; then
 	echo scan=off >$leaks
 	echo clear >$leaks
@@ -58,7 +60,7 @@ echo "sframe-guest: running job on $(uname -r) with $(nproc) CPUs"
 cd /mnt
 sh /mnt/job.sh </dev/null
 echo $? >/mnt/job.rc
-[ ! -w $leaks ] || [ -f /mnt/kmemleak.txt ] || leak_scan
+leak_scan
 sync
 echo "sframe-guest: job done, rc $(cat /mnt/job.rc)"
 /bin/busybox reboot -f
