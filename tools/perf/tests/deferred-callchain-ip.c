@@ -31,6 +31,10 @@
 #include "tests.h"
 #include "thread.h"
 
+/*
+ * The code is never run: it is there for its addresses and symbols, and
+ * for the trampoline's instructions, which perf reads.
+ */
 #if defined(__x86_64__)
 asm("	.pushsection .text\n"
 "	.p2align 4\n"
@@ -78,6 +82,57 @@ asm("	.pushsection .text\n"
 /* After the nop of dcip_noreturn, and after the call of dcip_next */
 #define dcip_noreturn_leaf	(DCIP_ADDR(dcip_noreturn) + 1)
 #define dcip_next_ret		(DCIP_ADDR(dcip_next) + 5)
+#define DCIP_CODE
+#elif defined(__aarch64__)
+asm("	.pushsection .text\n"
+"	.p2align 4\n"
+"	.type	dcip_noreturn, %function\n"
+"dcip_noreturn:\n"
+"	nop\n"
+"	brk	#0x3e8\n"
+"	.size	dcip_noreturn, . - dcip_noreturn\n"
+"	.type	dcip_caller, %function\n"
+"dcip_caller:\n"
+"	nop\n"
+"	bl	dcip_noreturn\n"
+"	.size	dcip_caller, . - dcip_caller\n"
+"	.type	dcip_next, %function\n"
+"dcip_next:\n"
+"	bl	dcip_caller\n"
+"	ret\n"
+"	.size	dcip_next, . - dcip_next\n"
+"	nop\n"
+"	.type	dcip_sigreturn, %function\n"
+"dcip_sigreturn:\n"
+"	mov	x8, #139\n"
+"	svc	#0\n"
+"	.size	dcip_sigreturn, . - dcip_sigreturn\n"
+"	.type	dcip_before, %function\n"
+"dcip_before:\n"
+"	ret\n"
+"	.size	dcip_before, . - dcip_before\n"
+"	.type	dcip_interrupted, %function\n"
+"dcip_interrupted:\n"
+"	nop\n"
+"	ret\n"
+"	.size	dcip_interrupted, . - dcip_interrupted\n"
+"	.popsection\n");
+
+#define DCIP_ADDR(sym)							\
+({									\
+	u64 __addr;							\
+									\
+	asm("adrp %0, " #sym "\n\tadd %0, %0, :lo12:" #sym		\
+	    : "=r" (__addr));						\
+	__addr;								\
+})
+
+#define dcip_noreturn_leaf	(DCIP_ADDR(dcip_noreturn) + 4)
+#define dcip_next_ret		(DCIP_ADDR(dcip_next) + 4)
+#define DCIP_CODE
+#endif
+
+#ifdef DCIP_CODE
 
 /* The user part of a stack, innermost first, and the names it must get. */
 struct dcip_stack {
@@ -211,7 +266,7 @@ out:
 static int test__deferred_callchain_ip(struct test_suite *test __maybe_unused,
 				       int subtest __maybe_unused)
 {
-	pr_debug("the frames are written in x86-64 assembly\n");
+	pr_debug("the frames are written in x86-64 and arm64 assembly\n");
 	return TEST_SKIP;
 }
 #endif

@@ -34,11 +34,16 @@ static struct {
 static int depth;
 
 /* Spin for @n iterations, in the caller's own code. */
+#if defined(__x86_64__)
+#define SB_SPIN_LOOP	"1: dec %0\n\tjnz 1b"
+#elif defined(__aarch64__)
+#define SB_SPIN_LOOP	"1: subs %0, %0, #1\n\tb.ne 1b"
+#endif
 #define SB_SPIN(n)							\
 do {									\
 	unsigned long __n = (n);					\
 									\
-	asm volatile("1: dec %0\n\tjnz 1b" : "+r" (__n) : : "cc");	\
+	asm volatile(SB_SPIN_LOOP : "+r" (__n) : : "cc");		\
 } while (0)
 
 /* Enter a level: note its name and return address. */

@@ -227,6 +227,35 @@ struct sfp_exit_truth {
 };
 
 /*
+ * System call @nr (exit or exit_group) with status 0, its return address,
+ * where the user stack of the task in it begins, stored at @ip first.
+ */
+static inline __attribute__((always_inline)) void
+sfp_exit_syscall(unsigned long *ip, long nr)
+{
+#if defined(__x86_64__)
+	asm volatile("lea 1f(%%rip), %%rcx\n\t"
+		     "mov %%rcx, %[ip]\n\t"
+		     "syscall\n"
+		     "1:"
+		     : [ip] "=m" (*ip)
+		     : "a" (nr), "D" (0L)
+		     : "rcx", "r11", "memory");
+#elif defined(__aarch64__)
+	register long x8 asm("x8") = nr;
+	register long x0 asm("x0") = 0;
+
+	asm volatile("adr x9, 1f\n\t"
+		     "str x9, %[ip]\n\t"
+		     "svc #0\n"
+		     "1:"
+		     : [ip] "=m" (*ip), "+r" (x0)
+		     : "r" (x8)
+		     : "x9", "memory");
+#endif
+}
+
+/*
  * Exit without returning to user space: @nr is exit or exit_group.  What
  * follows the system call never runs, but it keeps the address after it
  * inside this function.
@@ -238,13 +267,7 @@ SFT_FN static void sfp_exit_leaf(struct sfp_exit_truth *t, long nr)
 	t->pid = getpid();
 	t->tid = gettid();
 	t->done = 1;
-	asm volatile("lea 1f(%%rip), %%rcx\n\t"
-		     "mov %%rcx, %[ip]\n\t"
-		     "syscall\n"
-		     "1:"
-		     : [ip] "=m" (t->addr[0])
-		     : "a" (nr), "D" (0L)
-		     : "rcx", "r11", "memory");
+	sfp_exit_syscall(&t->addr[0], nr);
 	t->done = 2;
 }
 
