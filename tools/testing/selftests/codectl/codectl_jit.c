@@ -862,7 +862,7 @@ int main(void)
 
 	tp_id = sft_tracepoint_id("syscalls", "sys_enter_getppid");
 	/* Each sample's event is added to a tracepoint that stays on */
-	if (tp_id < 0 || ct_hold_tracepoint(tp_id) < 0)
+	if (tp_id < 0 || sft_hold_tracepoint(tp_id) < 0)
 		ksft_exit_fail_msg("the getppid tracepoint does not work\n");
 	if (make_code())
 		ksft_exit_fail_msg("cannot emit the JIT code\n");

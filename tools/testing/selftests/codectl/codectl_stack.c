@@ -369,7 +369,7 @@ int main(int argc, char **argv)
 	if (ct_exe_dir(dir, sizeof(dir)))
 		ksft_exit_fail_msg("cannot find the test's directory\n");
 	tp = sft_tracepoint_id("syscalls", "sys_enter_getppid");
-	if (tp < 0 || ct_hold_tracepoint(tp) < 0)
+	if (tp < 0 || sft_hold_tracepoint(tp) < 0)
 		ksft_exit_fail_msg("the getppid tracepoint does not work\n");
 	snprintf(audit, sizeof(audit), "LD_AUDIT=%s/%s", dir, CT_AUDIT_SO);
 	if (access(audit + strlen("LD_AUDIT="), R_OK))

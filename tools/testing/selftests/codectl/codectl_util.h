@@ -148,6 +148,5 @@ void ct_hex(char *buf, const unsigned char *p, unsigned int len);
  * the process, and check that it fires.  Returns the event's file
  * descriptor, or -1 after printing why.
  */
-int ct_hold_tracepoint(int tp);
 
 #endif /* CODECTL_UTIL_H */

@@ -122,6 +122,51 @@ int sft_tracepoint_id(const char *group, const char *event)
 	return id;
 }
 
+/**
+ * sft_hold_tracepoint() - Keep a syscalls tracepoint on, and check it fires
+ * @tp: the id of syscalls:sys_enter_getppid (sft_tracepoint_id())
+ *
+ * Holds a counting event on this process for the rest of its life, which
+ * must see its own getppid, so that the events a test then opens or the
+ * tracefs instances it enables add themselves to a tracepoint that is
+ * already on, instead of turning it off and on again.  On the arm64 guest
+ * under TCG, right after a memory cgroup was removed, the kernel was seen
+ * to turn a syscalls tracepoint on with no effect: no task hit it until it
+ * was turned off and on again.  A standalone program that only opens,
+ * tests and closes such an event reproduces it, without SFrame or deferred
+ * unwinding.  Turns it off and on at most five times.
+ *
+ * Return: the event's file descriptor, or -1 after printing why.
+ */
+int sft_hold_tracepoint(int tp)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_TRACEPOINT,
+		.config = tp,
+	};
+	unsigned long long count;
+	int attempt, fd;
+
+	for (attempt = 0; attempt < 5; attempt++) {
+		fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1,
+			     PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0) {
+			ksft_perror("perf_event_open(the tracepoint to hold)");
+			return -1;
+		}
+		syscall(__NR_getppid);
+		if (read(fd, &count, sizeof(count)) == sizeof(count) &&
+		    count == 1)
+			return fd;
+		ksft_print_msg("getppid missed its tracepoint (attempt %d)\n",
+			       attempt + 1);
+		close(fd);
+		usleep(200 * 1000);
+	}
+	return -1;
+}
+
 static int perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu,
 			   int group_fd, unsigned long flags)
 {

@@ -30,6 +30,7 @@
 
 double sft_now(void);
 int sft_tracepoint_id(const char *group, const char *event);
+int sft_hold_tracepoint(int tp);
 
 struct sft_perf {
 	int fd;

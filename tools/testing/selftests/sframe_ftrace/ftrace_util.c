@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "../kselftest.h"
+#include "../sframe/sframe_lib.h"
 #include "ftrace_util.h"
 
 #define TRACEFS		"/sys/kernel/tracing"
@@ -44,13 +45,27 @@ int ftu_tracefs(char *buf, size_t len)
  * @in: receives its directory
  * @name: its name; an instance of that name left by an earlier run goes
  *
+ * The first one of a process also holds syscalls:sys_enter_getppid on, the
+ * event this target's programs trace, for the rest of the process
+ * (sft_hold_tracepoint() says why): the instances made and removed after
+ * it then never turn the tracepoint off and on again.
+ *
  * Return: 0, or a negative errno after printing why.
  */
 int ftu_instance_create(struct ftu_instance *in, const char *name)
 {
+	static int held = -1;
 	char top[128];
 	int ret;
 
+	if (held < 0) {
+		ret = sft_tracepoint_id("syscalls", "sys_enter_getppid");
+		if (ret < 0)
+			return ret;
+		held = sft_hold_tracepoint(ret);
+		if (held < 0)
+			return -EIO;
+	}
 	ret = ftu_tracefs(top, sizeof(top));
 	if (ret)
 		return ret;
