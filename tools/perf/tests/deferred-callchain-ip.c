@@ -33,44 +33,17 @@
 
 /*
  * The code is never run: it is there for its addresses and symbols, and
- * for the trampoline's instructions, which perf reads.
+ * for the trampoline's instructions, which perf reads.  The same layout on
+ * each architecture, with its own instructions.
  */
 #if defined(__x86_64__)
-asm("	.pushsection .text\n"
-"	.p2align 4\n"
-"	.type	dcip_noreturn, @function\n"
-"dcip_noreturn:\n"
-"	nop\n"
-"	ud2\n"
-"	.size	dcip_noreturn, . - dcip_noreturn\n"
-"	.type	dcip_caller, @function\n"
-"dcip_caller:\n"
-"	nop\n"
-"	call	dcip_noreturn\n"
-"	.size	dcip_caller, . - dcip_caller\n"
-"	.type	dcip_next, @function\n"
-"dcip_next:\n"
-"	call	dcip_caller\n"
-"	ret\n"
-"	.size	dcip_next, . - dcip_next\n"
-"	nop\n"
-"	.type	dcip_sigreturn, @function\n"
-"dcip_sigreturn:\n"
-"	mov	$15, %rax\n"
-"	syscall\n"
-"	.size	dcip_sigreturn, . - dcip_sigreturn\n"
-"	.type	dcip_before, @function\n"
-"dcip_before:\n"
-"	ret\n"
-"	.size	dcip_before, . - dcip_before\n"
-"	.type	dcip_interrupted, @function\n"
-"dcip_interrupted:\n"
-"	nop\n"
-"	ret\n"
-"	.size	dcip_interrupted, . - dcip_interrupted\n"
-"	.popsection\n");
-
-/* The address of @sym, a label of the code above */
+#define DCIP_FUNCTION	"@function"
+#define DCIP_TRAP	"ud2"
+#define DCIP_CALL	"call"
+#define DCIP_SIGRETURN	"mov $15, %rax\n\tsyscall"
+#define DCIP_NOP_LEN	1
+#define DCIP_CALL_LEN	5
+/* The address of @sym, a label of the code below */
 #define DCIP_ADDR(sym)							\
 ({									\
 	u64 __addr;							\
@@ -78,46 +51,13 @@ asm("	.pushsection .text\n"
 	asm("lea " #sym "(%%rip), %0" : "=r" (__addr));			\
 	__addr;								\
 })
-
-/* After the nop of dcip_noreturn, and after the call of dcip_next */
-#define dcip_noreturn_leaf	(DCIP_ADDR(dcip_noreturn) + 1)
-#define dcip_next_ret		(DCIP_ADDR(dcip_next) + 5)
-#define DCIP_CODE
 #elif defined(__aarch64__)
-asm("	.pushsection .text\n"
-"	.p2align 4\n"
-"	.type	dcip_noreturn, %function\n"
-"dcip_noreturn:\n"
-"	nop\n"
-"	brk	#0x3e8\n"
-"	.size	dcip_noreturn, . - dcip_noreturn\n"
-"	.type	dcip_caller, %function\n"
-"dcip_caller:\n"
-"	nop\n"
-"	bl	dcip_noreturn\n"
-"	.size	dcip_caller, . - dcip_caller\n"
-"	.type	dcip_next, %function\n"
-"dcip_next:\n"
-"	bl	dcip_caller\n"
-"	ret\n"
-"	.size	dcip_next, . - dcip_next\n"
-"	nop\n"
-"	.type	dcip_sigreturn, %function\n"
-"dcip_sigreturn:\n"
-"	mov	x8, #139\n"
-"	svc	#0\n"
-"	.size	dcip_sigreturn, . - dcip_sigreturn\n"
-"	.type	dcip_before, %function\n"
-"dcip_before:\n"
-"	ret\n"
-"	.size	dcip_before, . - dcip_before\n"
-"	.type	dcip_interrupted, %function\n"
-"dcip_interrupted:\n"
-"	nop\n"
-"	ret\n"
-"	.size	dcip_interrupted, . - dcip_interrupted\n"
-"	.popsection\n");
-
+#define DCIP_FUNCTION	"%function"
+#define DCIP_TRAP	"brk #0x3e8"
+#define DCIP_CALL	"bl"
+#define DCIP_SIGRETURN	"mov x8, #139\n\tsvc #0"
+#define DCIP_NOP_LEN	4
+#define DCIP_CALL_LEN	4
 #define DCIP_ADDR(sym)							\
 ({									\
 	u64 __addr;							\
@@ -126,13 +66,29 @@ asm("	.pushsection .text\n"
 	    : "=r" (__addr));						\
 	__addr;								\
 })
-
-#define dcip_noreturn_leaf	(DCIP_ADDR(dcip_noreturn) + 4)
-#define dcip_next_ret		(DCIP_ADDR(dcip_next) + 4)
-#define DCIP_CODE
 #endif
 
-#ifdef DCIP_CODE
+#ifdef DCIP_FUNCTION
+#define DCIP_FUNC(name, body)						\
+	"	.type	" #name ", " DCIP_FUNCTION "\n"			\
+	#name ":\n"							\
+	body								\
+	"	.size	" #name ", . - " #name "\n"
+
+asm("	.pushsection .text\n"
+"	.p2align 4\n"
+DCIP_FUNC(dcip_noreturn, "	nop\n	" DCIP_TRAP "\n")
+DCIP_FUNC(dcip_caller, "	nop\n	" DCIP_CALL "	dcip_noreturn\n")
+DCIP_FUNC(dcip_next, "	" DCIP_CALL "	dcip_caller\n	ret\n")
+"	nop\n"
+DCIP_FUNC(dcip_sigreturn, "	" DCIP_SIGRETURN "\n")
+DCIP_FUNC(dcip_before, "	ret\n")
+DCIP_FUNC(dcip_interrupted, "	nop\n	ret\n")
+"	.popsection\n");
+
+/* After the nop of dcip_noreturn, and after the call of dcip_next */
+#define dcip_noreturn_leaf	(DCIP_ADDR(dcip_noreturn) + DCIP_NOP_LEN)
+#define dcip_next_ret		(DCIP_ADDR(dcip_next) + DCIP_CALL_LEN)
 
 /* The user part of a stack, innermost first, and the names it must get. */
 struct dcip_stack {
