@@ -305,7 +305,7 @@ same_as_dwarf syms "perf script: the user symbols of each sample"
 if [ -n "$PAC_RA" ]; then
 	n=$(grep -c ' main \[unknown\] __libc_start_main _start$' "$SFP_TMP/sframe.all")
 	all=$(wc -l <"$SFP_TMP/sframe.all")
-	what="perf script, arm64: the SFrame stacks end in main, its caller, __libc_start_main and _start"
+	what="perf script, arm64: SFrame stacks end in main, its caller, __libc_start_main, _start"
 	if [ "$n" -gt 0 ] && [ "$n" -eq "$all" ]; then
 		ktap_test_pass "$what: $n of $all"
 	else

@@ -230,8 +230,7 @@ struct sfp_exit_truth {
  * System call @nr (exit or exit_group) with status 0, its return address,
  * where the user stack of the task in it begins, stored at @ip first.
  */
-static inline __attribute__((always_inline)) void
-sfp_exit_syscall(unsigned long *ip, long nr)
+static __always_inline void sfp_exit_syscall(unsigned long *ip, long nr)
 {
 #if defined(__x86_64__)
 	asm volatile("lea 1f(%%rip), %%rcx\n\t"
