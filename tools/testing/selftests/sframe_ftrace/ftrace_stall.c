@@ -150,6 +150,14 @@ static void child(int up, int down, size_t size)
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (s.mem == MAP_FAILED)
 		_exit(2);
+	/*
+	 * The traced call's code, mapped before the stall (this call is not
+	 * traced yet).  The populate takes most of the free memory, and a
+	 * page of the C library's syscall() that had to be read in then
+	 * would wait for the mmap_lock behind the writer: the traced call
+	 * would be made only after the stall (seen on arm64).
+	 */
+	syscall(SYS_getppid);
 	if (write(up, &tid, sizeof(tid)) != sizeof(tid) ||
 	    read(down, &go, 1) != 1)
 		_exit(2);
@@ -184,19 +192,27 @@ static void child(int up, int down, size_t size)
 	_exit(0);
 }
 
-/* Stacks of @tid in the instance's trace, and whether one names a file */
-static unsigned int stacks_of(const char *dir, pid_t tid, bool *named)
+/*
+ * Stacks of @tid in the instance's trace, and whether one names a file;
+ * in @requests, the trigger's records of the system call (its cookie),
+ * written when it was made.
+ */
+static unsigned int stacks_of(const char *dir, pid_t tid, bool *named,
+			      unsigned int *requests)
 {
 	struct ftu_trace t;
 	unsigned int i, j, n = 0;
 	char *text;
 
 	*named = false;
+	*requests = 0;
 	text = ftu_read(dir, "trace", NULL);
 	if (!text || ftu_parse(text, &t)) {
 		free(text);
 		return 0;
 	}
+	for (i = 0; i < t.nrecs; i++)
+		*requests += t.recs[i].cookie_record && t.recs[i].pid == tid;
 	for (i = 0; i < t.nstacks; i++) {
 		if (t.stacks[i].pid != tid)
 			continue;
@@ -219,7 +235,7 @@ int main(void)
 	size_t avail, mb;
 	struct result r;
 	char trig[128];
-	unsigned int nstacks;
+	unsigned int nstacks, requests;
 	bool named;
 	pid_t pid, tid;
 	int i;
@@ -262,7 +278,7 @@ int main(void)
 	/* The stack is taken on the way out of the system call */
 	for (i = 0; i < 30; i++) {
 		usleep(100 * 1000);
-		nstacks = stacks_of(in.dir, tid, &named);
+		nstacks = stacks_of(in.dir, tid, &named, &requests);
 		if (nstacks)
 			break;
 	}
@@ -285,6 +301,8 @@ int main(void)
 		       t1 - r.pop_start);
 	ksft_print_msg("traced system call returned after %.0f ms\n",
 		       r.ret - r.call);
+	ksft_print_msg("before the rmdir: %u stack requests of it, %u stacks\n",
+		       requests, nstacks);
 	ksft_print_msg("rmdir took %.0f ms, %.0f ms before the lock was free\n",
 		       t1 - t0, r.pop_end - t1);
 	/*
