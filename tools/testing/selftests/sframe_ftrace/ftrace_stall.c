@@ -146,18 +146,23 @@ static void child(int up, int down, size_t size)
 	pid_t tid = gettid();
 	char go;
 
+	/*
+	 * Everything the traced call and its walk read, in memory and mapped
+	 * before the stall: this thread's stack, the program's code and
+	 * .sframe, the C library's code.  The populate takes most of the free
+	 * memory; a page of these read in meanwhile would wait for the
+	 * mmap_lock behind the writer (a fault that must wait for I/O under
+	 * the per-VMA lock retries under the mmap_lock), and the walk, which
+	 * may fault, with it: seen on arm64, the traced call returned only
+	 * when the populate was done.  Before the populate's range is mapped,
+	 * which this must not fault in.
+	 */
+	if (mlockall(MCL_CURRENT))
+		_exit(3);
 	s.mem = mmap(NULL, size, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (s.mem == MAP_FAILED)
 		_exit(2);
-	/*
-	 * The traced call's code, mapped before the stall (this call is not
-	 * traced yet).  The populate takes most of the free memory, and a
-	 * page of the C library's syscall() that had to be read in then
-	 * would wait for the mmap_lock behind the writer: the traced call
-	 * would be made only after the stall (seen on arm64).
-	 */
-	syscall(SYS_getppid);
 	if (write(up, &tid, sizeof(tid)) != sizeof(tid) ||
 	    read(down, &go, 1) != 1)
 		_exit(2);
@@ -264,8 +269,12 @@ int main(void)
 	if (!pid)
 		child(up[1], down[0], mb << 20);
 
-	if (read(up[0], &tid, sizeof(tid)) != sizeof(tid))
-		ksft_exit_fail_msg("the child did not start\n");
+	if (read(up[0], &tid, sizeof(tid)) != sizeof(tid)) {
+		waitpid(pid, &status, 0);
+		ksft_exit_fail_msg("the child did not start%s\n",
+				   WIFEXITED(status) && WEXITSTATUS(status) == 3 ?
+				   ": mlockall() failed" : "");
+	}
 	snprintf(trig, sizeof(trig), "stacktrace:user if common_pid == %d",
 		 tid);
 	if (ftu_write(in.dir, "events/syscalls/sys_enter_getppid/trigger",
