@@ -7,7 +7,7 @@
 S := scripts
 
 .PHONY: help demo check check-fast check-kernel check-kernel-arm64 check-series kernel tree sparse \
-	refresh series bench bench-perf bench-kernel bench-clang stress boot-loop distro roots clean glibc
+	refresh series bench bench-perf bench-kernel bench-clang stress boot-loop distro roots clean glibc bench-glibc
 
 # Seconds of make stress
 DURATION ?= 600
@@ -38,6 +38,7 @@ help:
 	@echo '  make sparse        sparse (C=2) on the files of the series, in the test kernel build'
 	@echo '  make distro        W=1 build of the series objects with Debian'"'"'s config and allmodconfig'
 	@echo '  make glibc         Debian trixie'"'"'s glibc with glibc/ (ld.so calls codectl), built,\n                     and the codectl dlopen/stack/sidecar cases run with its ld.so in the guest'
+	@echo '  make bench-glibc   ld.so'"'"'s cost: dlopen and the start of a program, glibc with glibc/ against without'
 	@echo '  make roots         make the Debian roots (trixie, sid) if missing'
 	@echo '  make clean         remove out/ (caches stay in ~/.cache/sframe-linux)'
 
@@ -96,6 +97,9 @@ distro: tree
 # Tier 3, not part of make check: scripts/build-glibc, then the guest run.
 glibc: kernel
 	$(S)/check-glibc
+
+bench-glibc: kernel
+	$(S)/check-glibc --bench
 
 roots:
 	$(S)/mkroot trixie

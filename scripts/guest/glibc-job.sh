@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Runs in the x86-64 guest for scripts/check-glibc, with RTLD the patched
-# ld.so and T the directory of the codectl programs built to run with it.
+# ld.so and T the directory of the codectl programs built to run with it
+# (and in T/guest, glibc/test/guest-programs.sh's).
 # No LD_AUDIT anywhere: ld.so itself must register what it maps.  Prints
 # one TAP line per case and "N passed, N failed"; exits 1 if one failed.
 n=0
@@ -102,6 +103,40 @@ result $? "at exit, after ld.so closed every object, the sidecars are still regi
 set -- $(chain_frames "$with" exit-stack "$lo" "$hi")
 [ "$2" = 1 ]
 result $? "at exit the stack still ends in the program ($1 frames of it)"
+
+# Hostile sidecars of the program (check-glibc made them): ignored, with
+# the reason under LD_DEBUG=files; ld.so's and the C library's registered.
+for bad in truncated other; do
+	out=$(LD_DEBUG=files GLIBC_TUNABLES=glibc.rtld.sframe_prefix=$T/sidecars-$bad \
+		setarch -R ./codectl_sidecar_chain_nosf 2>bad.err)
+	rc=$?
+	grep "sframe: .*codectl_sidecar_chain_nosf: sidecar .* ignored" bad.err | sed 's/^/# /'
+	[ $rc = 0 ] &&
+		[ "$(printf '%s\n' "$out" | grep '^sframe ' | grep -c 'sframe-addr=')" = 2 ] &&
+		! printf '%s\n' "$out" | grep '^sframe ' | grep 'sframe-addr=' |
+			grep -q " $T/codectl_sidecar_chain_nosf$" &&
+		grep -q "sframe: .*codectl_sidecar_chain_nosf: sidecar .* ignored" bad.err
+	result $? "a $bad sidecar of the program: ignored (LD_DEBUG says why), ld.so's and libc's registered, the program runs"
+done
+
+# dl-sframe-guest (glibc/test): codectl refused, failed dlopen()s.
+G=$T/guest
+guest=$G/patched/dl-sframe-guest
+for how in ENOSYS EPERM; do
+	LD_DEBUG=files GLIBC_TUNABLES=glibc.rtld.sframe_prefix=$T/no-sidecars \
+		"$guest" refused $how "$G/lib/libsf.so" 100 2>refused.err
+	rc=$?
+	grep "sframe: codectl cannot be used" refused.err | sed 's/^/# /'
+	[ $rc = 0 ] && grep -q "sframe: codectl cannot be used" refused.err
+	result $? "codectl failing with $how: 100 dlopen/dlclose work, register nothing, one codectl call in all"
+done
+for lib in libsf_undef.so libsf_needs.so; do
+	LD_DEBUG=files "$guest" fails "$G/lib/$lib" 2>fails.err
+	rc=$?
+	grep "sframe: .*$lib" fails.err | sed 's/^/# /'
+	[ $rc = 0 ] && grep -q "sframe: .*$lib: registered" fails.err
+	result $? "a dlopen() of $lib that fails after registering it leaves nothing registered"
+done
 
 echo "$((n - failed)) passed, $failed failed"
 [ "$failed" = 0 ]
