@@ -37,7 +37,7 @@ help:
 	@echo '  make boot-loop     boot the debug kernel BOOTS times (50), two guests at a time, count boots with a splat'
 	@echo '  make sparse        sparse (C=2) on the files of the series, in the test kernel build'
 	@echo '  make distro        W=1 build of the series objects with Debian'"'"'s config and allmodconfig'
-	@echo '  make glibc         Debian trixie'"'"'s glibc with glibc/ (ld.so calls codectl), built,\n                     and the codectl dlopen/stack/sidecar cases run with its ld.so in the guest'
+	@echo '  make glibc         Debian trixie'"'"'s glibc with glibc/ (ld.so calls codectl), built,\n                     and the codectl dlopen/stack/sidecar cases run with its ld.so in the guest,\n                     and glibc'"'"'s elf/ tests of dlopen and audit, with and without glibc/'
 	@echo '  make bench-glibc   ld.so'"'"'s cost: dlopen and the start of a program, glibc with glibc/ against without'
 	@echo '  make roots         make the Debian roots (trixie, sid) if missing'
 	@echo '  make clean         remove out/ (caches stay in ~/.cache/sframe-linux)'
@@ -94,9 +94,10 @@ boot-loop: kernel
 distro: tree
 	$(S)/build-distro
 
-# Tier 3, not part of make check: scripts/build-glibc, then the guest run.
+# Tier 3, not part of make check: scripts/build-glibc, then the guest runs.
 glibc: kernel
 	$(S)/check-glibc
+	$(S)/check-glibc-elf
 
 bench-glibc: kernel
 	$(S)/check-glibc --bench
