@@ -45,7 +45,7 @@
 #include "../kselftest.h"
 #include "../sframe/sframe_lib.h"
 #include "codectl_util.h"
-#include "../../../include/tools/codectl_jit.h"
+#include "codectl_jit_code.h"
 
 /* The frames the stack must start with: jt_leaf up to run_chain */
 #define FRAMES		6
@@ -66,120 +66,8 @@ struct jt_walk {
 #define JIT_A_OFF	0x40
 #define JIT_B_OFF	0x200
 
-/*
- * The rows of the emitted function's unwind table: where each starts, and
- * its SFrame FRE words (1 byte each): the CFA's offset from SP, then on
- * arm64 the return address's from the CFA when it is saved (else it is in
- * the link register, for the topmost frame only).
- */
-struct jt_row {
-	unsigned char start;
-	unsigned char nwords;
-	signed char words[2];
-};
-
-#if defined(__x86_64__)
-/*
- * Record the return address in ra[@slot], call fn[@fn](w) with w still in
- * %rdi, return what it returned.  No frame pointer; the stack stays
- * 16-byte aligned at the call.
- *
- *	 0: 48 83 ec 18		sub    $0x18,%rsp
- *	 4: 48 8b 44 24 18	mov    0x18(%rsp),%rax
- *	 9: 48 89 87 d32	mov    %rax,d32(%rdi)
- *	16: ff 97 d32		call   *d32(%rdi)
- *	22: 48 83 c4 18		add    $0x18,%rsp
- *	26: c3			ret
- *
- * CFA = SP + 8 before the sub and at the ret, SP + 32 in between; the
- * return address at CFA - 8, as the ABI fixes it.
- */
-#define JIT_SIZE	27
-#define JIT_CALL_END	22	/* where the call returns */
-
-static const struct jt_row rows[] = {
-	{ 0, 1, { 8 } }, { 4, 1, { 32 } }, { 26, 1, { 8 } },
-};
-
-static void emit(unsigned char *p, unsigned int slot, unsigned int fn)
-{
-	static const unsigned char head[] = {
-		0x48, 0x83, 0xec, 0x18, 0x48, 0x8b, 0x44, 0x24, 0x18,
-		0x48, 0x89, 0x87,
-	};
-	static const unsigned char tail[] = { 0x48, 0x83, 0xc4, 0x18, 0xc3 };
-	unsigned int d;
-
-	memcpy(p, head, sizeof(head));
-	d = RA_OFF(slot);
-	memcpy(p + 12, &d, 4);
-	p[16] = 0xff;
-	p[17] = 0x97;
-	d = FN_OFF(fn);
-	memcpy(p + 18, &d, 4);
-	memcpy(p + 22, tail, sizeof(tail));
-}
-#elif defined(__aarch64__)
-/*
- * The same in AArch64, w in x0.  No frame record: x29 is untouched.
- *
- *	 0: sub  sp, sp, #32
- *	 4: str  x30, [sp, #16]
- *	 8: str  x30, [x0, #ra_off]
- *	12: ldr  x16, [x0, #fn_off]
- *	16: blr  x16
- *	20: ldr  x30, [sp, #16]
- *	24: add  sp, sp, #32
- *	28: ret
- *
- * CFA = SP before the sub and at the ret, SP + 32 in between; the return
- * address in x30 but from 8 to 20, where it is at CFA - 16 (its saved
- * copy is what a frame below the topmost one has).
- */
-#define JIT_SIZE	32
-#define JIT_CALL_END	20
-
-static const struct jt_row rows[] = {
-	{ 0, 1, { 0 } }, { 4, 1, { 32 } }, { 8, 2, { 32, -16 } },
-	{ 24, 1, { 32 } }, { 28, 1, { 0 } },
-};
-
-static void emit(unsigned char *p, unsigned int slot, unsigned int fn)
-{
-	const unsigned int insn[] = {
-		0xd10083ff,				/* sub sp, sp, #32 */
-		0xf9000bfe,				/* str x30, [sp, #16] */
-		0xf900001e | (RA_OFF(slot) / 8) << 10,	/* str x30, [x0, #] */
-		0xf9400010 | (FN_OFF(fn) / 8) << 10,	/* ldr x16, [x0, #] */
-		0xd63f0200,				/* blr x16 */
-		0xf9400bfe,				/* ldr x30, [sp, #16] */
-		0x910083ff,				/* add sp, sp, #32 */
-		0xd65f03c0,				/* ret */
-	};
-
-	memcpy(p, insn, sizeof(insn));
-}
-#endif
-
-#define NROWS		ARRAY_SIZE(rows)
 /* Entries of a table holding both functions: jit_a's, then jit_b's */
 #define JB		NROWS
-
-/* The size of row @k */
-static unsigned int row_size(unsigned int k)
-{
-	return (k + 1 < NROWS ? rows[k + 1].start : JIT_SIZE) - rows[k].start;
-}
-
-/* The row that covers the call's return address minus one */
-static unsigned int call_row(void)
-{
-	unsigned int k = 0;
-
-	while (k + 1 < NROWS && rows[k + 1].start <= JIT_CALL_END - 1)
-		k++;
-	return k;
-}
 
 /* The code area: room for the big table's 10^5 one-byte ranges too */
 #define CODE_PAGES	32
@@ -198,25 +86,7 @@ __attribute__((noipa)) static long jt_leaf(struct jt_walk *w)
 	long ret;
 
 	w->ra[0] = (unsigned long)__builtin_return_address(0);
-#if defined(__x86_64__)
-	asm volatile("syscall\n"
-		     "1:\tlea 1b(%%rip), %1"
-		     : "=a" (ret), "=r" (ip)
-		     : "0" ((long)__NR_getppid)
-		     : "rcx", "r11", "memory");
-#else
-	{
-		register long x8 asm("x8") = __NR_getppid;
-		register long x0 asm("x0");
-
-		asm volatile("svc #0\n"
-			     "1:\tadr %1, 1b"
-			     : "=r" (x0), "=r" (ip)
-			     : "r" (x8)
-			     : "memory");
-		ret = x0;
-	}
-#endif
+	ret = jt_getppid(&ip);
 	w->top_ip = ip;
 	w->ret = ret;
 	return ret + 1;
@@ -255,8 +125,8 @@ static int make_code(void)
 		return -1;
 	}
 	memset(code, 0xcc, CODE_PAGES * page);	/* int3 around the functions */
-	emit(code + JIT_A_OFF, 3, 0);
-	emit(code + JIT_B_OFF, 1, 1);
+	jt_emit(code + JIT_A_OFF, RA_OFF(3), FN_OFF(0));
+	jt_emit(code + JIT_B_OFF, RA_OFF(1), FN_OFF(1));
 	__builtin___clear_cache((char *)code, (char *)code + JIT_B_OFF +
 				JIT_SIZE);
 	if (mprotect(code, CODE_PAGES * page, PROT_READ | PROT_EXEC)) {
@@ -298,31 +168,14 @@ static void table_free(struct codectl_jit_table *t)
 	munmap(t, page);
 }
 
-/* The FRE info byte of row @k: CFA from SP, 1-byte words */
-static unsigned char row_info(unsigned int k)
-{
-	return CODECTL_JIT_INFO(CODECTL_JIT_CFA_SP, rows[k].nwords,
-				CODECTL_JIT_WORD_1B);
-}
-
 /* The entries of the function at @off.  Returns the first's index, or -1 */
 static long append_fn(struct codectl_jit_table *t, unsigned int off)
 {
-	long first = -1, i;
-	unsigned int k;
+	long first = jt_append_fn(t, off);
 
-	for (k = 0; k < NROWS; k++) {
-		i = codectl_jit_append(t, off + rows[k].start, row_size(k),
-				       row_info(k), CODECTL_JIT_TYPE_DEFAULT,
-				       rows[k].words, rows[k].nwords);
-		if (i < 0) {
-			ksft_print_msg("cannot append the entries of the function at %#x\n",
-				       off);
-			return -1;
-		}
-		if (!k)
-			first = i;
-	}
+	if (first < 0)
+		ksft_print_msg("cannot append the entries of the function at %#x\n",
+			       off);
 	return first;
 }
 

@@ -18,8 +18,10 @@
  * the JIT functions by the names the jitdump gives them.  The jitdump is
  * DIR/jit-PID.dump, mapped executable so that perf record sees it; its
  * timestamps are CLOCK_MONOTONIC's, for perf record -k mono.  The code is
- * written while the mapping is writable and run once it is executable.
- * x86-64 only.  Exit codes: 0 done, 1 something failed (said on stderr).
+ * written while the mapping is writable and run once it is executable; it
+ * is codectl_jit's function, in x86-64 or AArch64 code, with its entries
+ * (../codectl/codectl_jit_code.h).  Exit codes: 0 done, 1 something failed
+ * (said on stderr).
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -34,7 +36,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
-#include "../../../include/tools/codectl_jit.h"
+#include "../codectl/codectl_jit_code.h"
 
 #define SFP_NOIPA	__attribute__((noipa))
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -45,47 +47,24 @@
 /* What the chain's functions record as they run, frame 0 innermost */
 struct jit_walk {
 	unsigned long ip[FRAMES];	/* ip[0]: after the system call */
-	long (*next[2])(struct jit_walk *w);	/* what sfp_jit_a, _b call */
+	long (*fn[2])(struct jit_walk *w);	/* what sfp_jit_a, _b call */
 };
 
 /*
- * An emitted function, long (*)(long (*next)(struct jit_walk *), struct
- * jit_walk *w), that stores its return address at @slot of *w and calls
- * next(w):
- *
- *	0:  mov (%rsp), %rax		CFA = SP + 8
- *	4:  mov %rax, slot(%rsi)
- *	8:  sub $8, %rsp
- *	12: mov %rdi, %rax		CFA = SP + 16
- *	15: mov %rsi, %rdi
- *	18: call *%rax
- *	20: add $1, %rax		(work after the call: not a tail call)
- *	24: add $8, %rsp
- *	28: ret				CFA = SP + 8
+ * The two functions in the code area, their names, and where they record
+ * their return addresses: sfp_jit_a returns to frame 4, sfp_jit_b to 2.
  */
-static const unsigned char jit_code[] = {
-	0x48, 0x8b, 0x04, 0x24, 0x48, 0x89, 0x46, 0x00 /* slot */,
-	0x48, 0x83, 0xec, 0x08, 0x48, 0x89, 0xf8, 0x48, 0x89, 0xf7,
-	0xff, 0xd0, 0x48, 0x83, 0xc0, 0x01, 0x48, 0x83, 0xc4, 0x08, 0xc3,
-};
-
-#define JIT_SLOT_AT	7	/* the displacement byte of the store */
-
-/* Its rows: where each starts and ends, and the CFA's offset from SP */
-static const struct {
-	unsigned char start;
-	unsigned char end;
-	signed char cfa;
-} jit_rows[] = { { 0, 12, 8 }, { 12, 28, 16 }, { 28, sizeof(jit_code), 8 } };
-
-/* Where the two functions lie in the code area, and their names */
 static const struct {
 	unsigned int off;
 	const char *name;
-} jit_funcs[] = { { 0x40, "sfp_jit_a" }, { 0x100, "sfp_jit_b" } };
+	unsigned int ip;
+} jit_funcs[] = {
+	{ 0x40, "sfp_jit_a", 4 },
+	{ 0x100, "sfp_jit_b", 2 },
+};
 
-static long (*sfp_jit_a)(long (*next)(struct jit_walk *), struct jit_walk *w);
-static long (*sfp_jit_b)(long (*next)(struct jit_walk *), struct jit_walk *w);
+static long (*sfp_jit_a)(struct jit_walk *w);
+static long (*sfp_jit_b)(struct jit_walk *w);
 
 static void die(const char *what)
 {
@@ -147,7 +126,11 @@ static int jitdump_open(const char *dir)
 		.magic = JITDUMP_MAGIC,
 		.version = JITDUMP_VERSION,
 		.total_size = sizeof(h),
+#if defined(__x86_64__)
 		.elf_mach = EM_X86_64,
+#else
+		.elf_mach = EM_AARCH64,
+#endif
 		.pid = getpid(),
 		.timestamp = now_ns(),
 	};
@@ -197,7 +180,7 @@ static void emit(const char *dir)
 	struct codectl_jit arg;
 	size_t page = sysconf(_SC_PAGESIZE), tsize;
 	unsigned char *code;
-	unsigned int f, r;
+	unsigned int f;
 	int fd;
 
 	code = mmap(NULL, page, PROT_READ | PROT_WRITE,
@@ -211,33 +194,19 @@ static void emit(const char *dir)
 		die("mmap of the JIT table");
 	codectl_jit_table_init(t, CODECTL_JIT_ENTRY_MIN, 16);
 
-	for (f = 0; f < ARRAY_SIZE(jit_funcs); f++) {
-		unsigned char *p = code + jit_funcs[f].off;
-
-		/* sfp_jit_a returns to frame 4, sfp_jit_b to frame 2 */
-		memcpy(p, jit_code, sizeof(jit_code));
-		p[JIT_SLOT_AT] = offsetof(struct jit_walk, ip) +
-				 (4 - 2 * f) * sizeof(long);
-	}
+	for (f = 0; f < ARRAY_SIZE(jit_funcs); f++)
+		jt_emit(code + jit_funcs[f].off,
+			offsetof(struct jit_walk, ip) +
+			jit_funcs[f].ip * sizeof(long),
+			offsetof(struct jit_walk, fn) + f * sizeof(void *));
+	__builtin___clear_cache((char *)code, (char *)code + page);
 	if (mprotect(code, page, PROT_READ | PROT_EXEC))
 		die("mprotect of the code area");
-	__builtin___clear_cache((char *)code, (char *)code + page);
 
 	for (f = 0; f < ARRAY_SIZE(jit_funcs); f++) {
-		for (r = 0; r < ARRAY_SIZE(jit_rows); r++) {
-			signed char cfa = jit_rows[r].cfa;
-
-			if (codectl_jit_append(t, jit_funcs[f].off +
-						  jit_rows[r].start,
-					       jit_rows[r].end - jit_rows[r].start,
-					       CODECTL_JIT_INFO(CODECTL_JIT_CFA_SP,
-								1,
-								CODECTL_JIT_WORD_1B),
-					       CODECTL_JIT_TYPE_DEFAULT, &cfa,
-					       1) < 0) {
-				fprintf(stderr, "sframe_perf_jit: the table is full\n");
-				exit(1);
-			}
+		if (jt_append_fn(t, jit_funcs[f].off) < 0) {
+			fprintf(stderr, "sframe_perf_jit: the table is full\n");
+			exit(1);
 		}
 	}
 	arg = (struct codectl_jit){
@@ -252,7 +221,7 @@ static void emit(const char *dir)
 	fd = jitdump_open(dir);
 	for (f = 0; f < ARRAY_SIZE(jit_funcs); f++)
 		jitdump_load(fd, jit_funcs[f].name, code + jit_funcs[f].off,
-			     sizeof(jit_code), f);
+			     JIT_SIZE, f);
 	if (close(fd))
 		die("closing the jitdump");
 	sfp_jit_a = (void *)(code + jit_funcs[0].off);
@@ -267,11 +236,7 @@ SFP_NOIPA static long sfp_jit_leaf(struct jit_walk *w)
 	long ret;
 
 	w->ip[1] = (unsigned long)__builtin_return_address(0);
-	asm volatile("syscall\n"
-		     "1:\tlea 1b(%%rip), %1"
-		     : "=a" (ret), "=r" (ip)
-		     : "0" ((long)__NR_getppid)
-		     : "rcx", "r11", "memory");
+	ret = jt_getppid(&ip);
 	w->ip[0] = ip;
 	return ret + 1;
 }
@@ -281,7 +246,7 @@ SFP_NOIPA static long sfp_jit_mid(struct jit_walk *w)
 	long r;
 
 	w->ip[3] = (unsigned long)__builtin_return_address(0);
-	r = sfp_jit_b(sfp_jit_leaf, w);
+	r = sfp_jit_b(w);
 	asm volatile("" : "+r" (r) : : "memory");	/* not a tail call */
 	return r + 1;
 }
@@ -291,7 +256,7 @@ SFP_NOIPA static long sfp_jit_run(struct jit_walk *w)
 	long r;
 
 	w->ip[5] = (unsigned long)__builtin_return_address(0);
-	r = sfp_jit_a(sfp_jit_mid, w);
+	r = sfp_jit_a(w);
 	asm volatile("" : "+r" (r) : : "memory");
 	return r + 1;
 }
@@ -320,6 +285,8 @@ int main(int argc, char **argv)
 		die(path);
 	for (i = 0; i < n; i++) {
 		memset(&w, 0, sizeof(w));
+		w.fn[0] = sfp_jit_mid;
+		w.fn[1] = sfp_jit_leaf;
 		if (sfp_jit_run(&w) < 0)
 			return 1;
 		/*
