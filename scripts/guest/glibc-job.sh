@@ -105,7 +105,8 @@ set -- $(chain_frames "$with" exit-stack "$lo" "$hi")
 result $? "at exit the stack still ends in the program ($1 frames of it)"
 
 # Hostile sidecars of the program (check-glibc made them): ignored, with
-# the reason under LD_DEBUG=files; ld.so's and the C library's registered.
+# the reason under LD_DEBUG=files (which names the program "(program)");
+# ld.so's and the C library's registered.
 for bad in truncated other; do
 	out=$(LD_DEBUG=files GLIBC_TUNABLES=glibc.rtld.sframe_prefix=$T/sidecars-$bad \
 		setarch -R ./codectl_sidecar_chain_nosf 2>bad.err)
@@ -115,7 +116,7 @@ for bad in truncated other; do
 		[ "$(printf '%s\n' "$out" | grep '^sframe ' | grep -c 'sframe-addr=')" = 2 ] &&
 		! printf '%s\n' "$out" | grep '^sframe ' | grep 'sframe-addr=' |
 			grep -q " $T/codectl_sidecar_chain_nosf$" &&
-		grep -q "sframe: .*codectl_sidecar_chain_nosf: sidecar .* ignored" bad.err
+		grep -q "sframe: (program): sidecar .* ignored" bad.err
 	result $? "a $bad sidecar of the program: ignored (LD_DEBUG says why), ld.so's and libc's registered, the program runs"
 done
 
