@@ -86,7 +86,7 @@ __attribute__((noipa)) static long jt_leaf(struct jt_walk *w)
 	long ret;
 
 	w->ra[0] = (unsigned long)__builtin_return_address(0);
-	ret = jt_getppid(&ip);
+	JT_GETPPID(ret, ip);
 	w->top_ip = ip;
 	w->ret = ret;
 	return ret + 1;

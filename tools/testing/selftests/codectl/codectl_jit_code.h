@@ -161,31 +161,31 @@ static inline long jt_append_fn(struct codectl_jit_table *t, unsigned int off)
 }
 
 /*
- * getppid(), made here: inlined into the chain's leaf.  *@ip: the address
- * right after the system call, which the user stack's first frame holds.
+ * JT_GETPPID(ret, ip): getppid() made right here, in the chain's leaf,
+ * with @ip the address after the system call, which the user stack's
+ * first frame holds.  A macro: perf would show even an inline function as
+ * a frame of its own (from the DWARF of its inlining).
  */
-static inline __attribute__((always_inline)) long jt_getppid(unsigned long *ip)
-{
-	long ret;
-
 #if defined(__x86_64__)
-	asm volatile("syscall\n"
-		     "1:\tlea 1b(%%rip), %1"
-		     : "=a" (ret), "=r" (*ip)
-		     : "0" ((long)__NR_getppid)
-		     : "rcx", "r11", "memory");
+#define JT_GETPPID(ret, ip)						\
+	asm volatile("syscall\n"					\
+		     "1:\tlea 1b(%%rip), %1"				\
+		     : "=a" (ret), "=r" (ip)				\
+		     : "0" ((long)__NR_getppid)				\
+		     : "rcx", "r11", "memory")
 #else
-	register long x8 asm("x8") = __NR_getppid;
-	register long x0 asm("x0");
-
-	asm volatile("svc #0\n"
-		     "1:\tadr %1, 1b"
-		     : "=r" (x0), "=r" (*ip)
-		     : "r" (x8)
-		     : "memory");
-	ret = x0;
+#define JT_GETPPID(ret, ip)						\
+	do {								\
+		register long x8_ asm("x8") = __NR_getppid;		\
+		register long x0_ asm("x0");				\
+									\
+		asm volatile("svc #0\n"				\
+			     "1:\tadr %1, 1b"				\
+			     : "=r" (x0_), "=r" (ip)			\
+			     : "r" (x8_)				\
+			     : "memory");				\
+		(ret) = x0_;						\
+	} while (0)
 #endif
-	return ret;
-}
 
 #endif /* CODECTL_JIT_CODE_H */

@@ -236,7 +236,7 @@ SFP_NOIPA static long sfp_jit_leaf(struct jit_walk *w)
 	long ret;
 
 	w->ip[1] = (unsigned long)__builtin_return_address(0);
-	ret = jt_getppid(&ip);
+	JT_GETPPID(ret, ip);
 	w->ip[0] = ip;
 	return ret + 1;
 }
