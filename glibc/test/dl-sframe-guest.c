@@ -84,9 +84,16 @@ static int refuse_codectl(int err)
 
 	codectl_errno = err;
 	if (sigaction(SIGSYS, &sa, NULL) ||
-	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
-	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
-		perror("seccomp");
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) {
+		printf("# sigaction, PR_SET_NO_NEW_PRIVS: %s\n", strerror(errno));
+		return -1;
+	}
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
+		/* Said, not skipped: the case needs what the kernel lacks */
+		printf("# PR_SET_SECCOMP: %s%s\n", strerror(errno),
+		       errno == EINVAL ?
+		       " (the kernel has no CONFIG_SECCOMP_FILTER: this case cannot run)" :
+		       "");
 		return -1;
 	}
 	return 0;
