@@ -53,7 +53,7 @@ static const struct jt_row rows[] = {
 };
 
 static inline void jt_emit(unsigned char *p, unsigned int ra_off,
-			    unsigned int fn_off)
+			   unsigned int fn_off)
 {
 	static const unsigned char head[] = {
 		0x48, 0x83, 0xec, 0x18, 0x48, 0x8b, 0x44, 0x24, 0x18,
@@ -73,7 +73,8 @@ static inline void jt_emit(unsigned char *p, unsigned int ra_off,
 }
 #elif defined(__aarch64__)
 /*
- * The same in AArch64, w in x0 (the offsets multiples of 8, below 32 KiB).  No frame record: x29 is untouched.
+ * The same in AArch64, w in x0 (the offsets multiples of 8, below 32 KiB).
+ * No frame record: x29 is untouched.
  *
  *	 0: sub  sp, sp, #32
  *	 4: str  x30, [sp, #16]
@@ -97,7 +98,7 @@ static const struct jt_row rows[] = {
 };
 
 static inline void jt_emit(unsigned char *p, unsigned int ra_off,
-			    unsigned int fn_off)
+			   unsigned int fn_off)
 {
 	const unsigned int insn[] = {
 		0xd10083ff,				/* sub sp, sp, #32 */
@@ -114,7 +115,10 @@ static inline void jt_emit(unsigned char *p, unsigned int ra_off,
 }
 #endif
 
-#define NROWS		(sizeof(rows) / sizeof(rows[0]))
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+#define NROWS		ARRAY_SIZE(rows)
 
 /* The size of row @k */
 static inline unsigned int row_size(unsigned int k)
@@ -168,11 +172,13 @@ static inline long jt_append_fn(struct codectl_jit_table *t, unsigned int off)
  */
 #if defined(__x86_64__)
 #define JT_GETPPID(ret, ip)						\
-	asm volatile("syscall\n"					\
-		     "1:\tlea 1b(%%rip), %1"				\
-		     : "=a" (ret), "=r" (ip)				\
-		     : "0" ((long)__NR_getppid)				\
-		     : "rcx", "r11", "memory")
+	({								\
+		asm volatile("syscall\n"				\
+			     "1:\tlea 1b(%%rip), %1"			\
+			     : "=a" (ret), "=r" (ip)			\
+			     : "0" ((long)__NR_getppid)			\
+			     : "rcx", "r11", "memory");			\
+	})
 #else
 #define JT_GETPPID(ret, ip)						\
 	do {								\

@@ -39,7 +39,6 @@
 #include "../codectl/codectl_jit_code.h"
 
 #define SFP_NOIPA	__attribute__((noipa))
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* The frames of the truth: sfp_jit_leaf up to sfp_jit_run */
 #define FRAMES		6
