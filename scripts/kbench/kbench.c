@@ -34,7 +34,9 @@
  *	kbench codectl	codectl() register + unregister against mmap + munmap,
  *			and the cost of munmap/mremap/mprotect with 0, 1 and
  *			1024 registrations, and of munmap with a sidecar
- *			registered far from its text, and after it went
+ *			registered far from its text, and after it went;
+ *			a JIT function's rules appended to (and retired
+ *			from) a CODECTL_REGISTER_JIT table
  *	kbench far	only that last part of codectl
  *	kbench threads	the chain of growth (64 distinct frames, 10^3 FDEs),
  *			warm, in 1 and in 64 threads of the process that take
@@ -75,6 +77,7 @@
 #include <sys/wait.h>
 #include <linux/codectl.h>
 #include <linux/perf_event.h>
+#include <tools/codectl_jit.h>
 
 #ifndef PT_GNU_SFRAME
 #define PT_GNU_SFRAME	0x6474e554
@@ -1134,6 +1137,90 @@ static void cmd_far(void)
 	kb_dummies_free(&many);
 }
 
+/*
+ * What describing a JIT function costs: its three rules (the rows of the
+ * x86-64 chain function: before, inside and after its push) appended to a
+ * CODECTL_REGISTER_JIT table, then retired, against a codectl() register
+ * and unregister of an SFrame section of its own (the figure above).  ns
+ * per function, median over batches of KB_JIT_BATCH functions (one append
+ * is below the clock's resolution).
+ */
+#define KB_JIT_FNS	(1u << 16)
+#define KB_JIT_BATCH	512u
+#define KB_JIT_FN_SIZE	32u
+#define KB_JIT_ROWS	3u
+
+static void kb_jit_rows(struct codectl_jit_table *t, unsigned int fn)
+{
+	static const unsigned char cfa[KB_JIT_ROWS] = { 8, 16, 8 };
+	static const unsigned int start[KB_JIT_ROWS + 1] = { 0, 1, 13, 14 };
+	const unsigned char info = CODECTL_JIT_INFO(CODECTL_JIT_CFA_SP, 1,
+						    CODECTL_JIT_WORD_1B);
+	unsigned int i;
+
+	for (i = 0; i < KB_JIT_ROWS; i++)
+		if (codectl_jit_append(t, fn * KB_JIT_FN_SIZE + start[i],
+				       start[i + 1] - start[i], info,
+				       CODECTL_JIT_TYPE_DEFAULT, &cfa[i], 1) < 0)
+			die("codectl_jit_append() of function %u failed", fn);
+}
+
+static void kb_jit(void)
+{
+	const unsigned int entry = CODECTL_JIT_ENTRY_MIN;
+	const unsigned int batches = KB_JIT_FNS / KB_JIT_BATCH;
+	size_t tbytes = codectl_jit_table_bytes(entry, KB_JIT_FNS * KB_JIT_ROWS);
+	size_t cbytes = (size_t)KB_JIT_FNS * KB_JIT_FN_SIZE;
+	struct codectl_jit_table *t;
+	struct codectl_jit a;
+	unsigned int b, f;
+	uint64_t t0;
+	void *code;
+
+	if (sizeof(struct codectl_jit_entry) + 1 > entry)
+		die("a JIT entry with one word does not fit %u bytes", entry);
+	code = mmap(NULL, cbytes, PROT_READ | PROT_EXEC,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	t = mmap(NULL, tbytes, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (code == MAP_FAILED || t == MAP_FAILED)
+		die("mmap of a JIT area: %s", strerror(errno));
+	codectl_jit_table_init(t, entry, KB_JIT_FNS * KB_JIT_ROWS);
+	a = (struct codectl_jit){
+		.text_start = (uintptr_t)code,
+		.text_end = (uintptr_t)code + cbytes,
+		.table = (uintptr_t)t, .table_size = tbytes,
+	};
+	if (kb_codectl(CODECTL_REGISTER_JIT, &a, sizeof(a)))
+		die("codectl(CODECTL_REGISTER_JIT): %s", strerror(errno));
+
+	for (b = 0; b < batches; b++) {
+		t0 = now_ns();
+		for (f = b * KB_JIT_BATCH; f < (b + 1) * KB_JIT_BATCH; f++)
+			kb_jit_rows(t, f);
+		kb_samples[b] = now_ns() - t0;
+	}
+	if (t->used != KB_JIT_FNS * KB_JIT_ROWS)
+		die("the JIT table has %llu entries, not %u",
+		    (unsigned long long)t->used, KB_JIT_FNS * KB_JIT_ROWS);
+	printf("KB codectl jit-append %u %.1f\n", KB_JIT_FNS,
+	       kb_median(kb_samples, batches) / KB_JIT_BATCH);
+
+	for (b = 0; b < batches; b++) {
+		t0 = now_ns();
+		for (f = b * KB_JIT_BATCH * KB_JIT_ROWS;
+		     f < (b + 1) * KB_JIT_BATCH * KB_JIT_ROWS; f++)
+			codectl_jit_retire(t, f);
+		kb_samples[b] = now_ns() - t0;
+	}
+	printf("KB codectl jit-retire %u %.1f\n", KB_JIT_FNS,
+	       kb_median(kb_samples, batches) / KB_JIT_BATCH);
+
+	kb_unregister((uintptr_t)code);
+	munmap(t, tbytes);
+	munmap(code, cbytes);
+}
+
 static void cmd_codectl(void)
 {
 	static const unsigned int regs[] = { 0, 1, 1024 };
@@ -1171,6 +1258,7 @@ static void cmd_codectl(void)
 		       kb_median(kb_samples, n));
 		kb_dummies_unregister(&many);
 	}
+	kb_jit();
 
 	for (i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
 		kb_dummies_register(&many, regs[i]);
