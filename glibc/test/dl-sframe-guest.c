@@ -5,12 +5,22 @@
  * kernel, in the x86-64 guest (scripts/guest/glibc-job.sh).  Built with
  * the patched ld.so as its interpreter.
  *
+ *	dl-sframe-guest refused-exec ENOSYS|EPERM LIB N
+ *		codectl fails from exec on, as on a kernel without it
+ *		(ENOSYS) or under a seccomp filter that forbids it (EPERM):
+ *		a filter that makes it so, then exec of "cycles LIB N", so
+ *		that ld.so's probe at startup meets it (what ld.so tried is
+ *		in its LD_DEBUG=files output; a filter that returns an errno
+ *		cannot count the calls).
+ *	dl-sframe-guest cycles LIB N
+ *		N dlopen()s and dlclose()s of LIB, which has PT_GNU_SFRAME,
+ *		all work, and the registrations do not change.
  *	dl-sframe-guest refused ENOSYS|EPERM LIB N
- *		codectl made to fail as on a kernel without it (ENOSYS) or
- *		under a seccomp filter that forbids it (EPERM): N dlopen()s
- *		and dlclose()s of LIB, which has PT_GNU_SFRAME, all work,
- *		nothing is registered, and ld.so made exactly one codectl
- *		call (its probe) in all of them.
+ *		codectl fails the same way from a filter installed after
+ *		ld.so's startup (a sandbox): the N cycles work, nothing is
+ *		registered, and ld.so made exactly one codectl call in all
+ *		of them (the first registration, refused), counted by the
+ *		filter's SIGSYS.
  *	dl-sframe-guest fails LIB
  *		dlopen(LIB, RTLD_NOW) fails after LIB (and what it needs) was
  *		mapped and registered: the registrations are the same after
@@ -60,7 +70,12 @@ static void on_sigsys(int sig, siginfo_t *si, void *uc_void)
 	uc->uc_mcontext.gregs[REG_RAX] = -codectl_errno;
 }
 
-static int refuse_codectl(int err)
+/*
+ * A seccomp filter that makes codectl fail with @err: through SIGSYS,
+ * which counts the calls, or (@at_exec, for a filter that an exec keeps)
+ * as the system call's own error.
+ */
+static int refuse_codectl(int err, int at_exec)
 {
 	struct sock_filter insns[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
@@ -70,7 +85,9 @@ static int refuse_codectl(int err)
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 			 offsetof(struct seccomp_data, nr)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_codectl, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP),
+		BPF_STMT(BPF_RET | BPF_K, at_exec ?
+			 SECCOMP_RET_ERRNO | (err & SECCOMP_RET_DATA) :
+			 SECCOMP_RET_TRAP),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 	struct sock_fprog prog = {
@@ -83,7 +100,7 @@ static int refuse_codectl(int err)
 	};
 
 	codectl_errno = err;
-	if (sigaction(SIGSYS, &sa, NULL) ||
+	if ((!at_exec && sigaction(SIGSYS, &sa, NULL)) ||
 	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) {
 		printf("# sigaction, PR_SET_NO_NEW_PRIVS: %s\n", strerror(errno));
 		return -1;
@@ -153,13 +170,12 @@ static int use_lib(const char *lib)
 	return 0;
 }
 
-static int refused(const char *how, const char *lib, int n)
+/* @n cycles of use_lib(@lib), the registrations unchanged: 0, 1, or 2 */
+static int cycles(const char *lib, int n)
 {
-	int err = !strcmp(how, "ENOSYS") ? ENOSYS : EPERM;
-	int before, i;
+	int before = registrations(), i;
 
-	before = registrations();
-	if (before < 0 || refuse_codectl(err))
+	if (before < 0)
 		return 2;
 	for (i = 0; i < n; i++) {
 		if (use_lib(lib))
@@ -170,6 +186,32 @@ static int refused(const char *how, const char *lib, int n)
 			return 1;
 		}
 	}
+	return 0;
+}
+
+static int refused_exec(const char *how, const char *lib, const char *n)
+{
+	int err = !strcmp(how, "ENOSYS") ? ENOSYS : EPERM;
+
+	if (refuse_codectl(err, 1))
+		return 2;
+	fflush(stdout);
+	execl("/proc/self/exe", "dl-sframe-guest", "cycles", lib, n,
+	      (char *)NULL);
+	printf("# exec: %s\n", strerror(errno));
+	return 2;
+}
+
+static int refused(const char *how, const char *lib, int n)
+{
+	int err = !strcmp(how, "ENOSYS") ? ENOSYS : EPERM;
+	int ret;
+
+	if (refuse_codectl(err, 0))
+		return 2;
+	ret = cycles(lib, n);
+	if (ret)
+		return ret;
 	printf("# %d dlopen/dlclose with codectl failing with %s: %d codectl calls\n",
 	       n, how, (int)codectl_calls);
 	return codectl_calls == 1 ? 0 : 1;
@@ -255,13 +297,17 @@ int main(int argc, char **argv)
 {
 	if (argc == 5 && !strcmp(argv[1], "refused"))
 		return refused(argv[2], argv[3], atoi(argv[4]));
+	if (argc == 5 && !strcmp(argv[1], "refused-exec"))
+		return refused_exec(argv[2], argv[3], argv[4]);
+	if (argc == 4 && !strcmp(argv[1], "cycles"))
+		return cycles(argv[2], atoi(argv[3]));
 	if (argc == 3 && !strcmp(argv[1], "fails"))
 		return fails(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "bench"))
 		return bench(use_lib, argv[2], atoi(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "bench-exec"))
 		return bench(run_prog, argv[2], atoi(argv[3]));
-	fprintf(stderr, "usage: %s refused ENOSYS|EPERM LIB N | fails LIB | bench LIB N | bench-exec PROG N\n",
+	fprintf(stderr, "usage: %s refused|refused-exec ENOSYS|EPERM LIB N | cycles LIB N | fails LIB | bench LIB N | bench-exec PROG N\n",
 		argv[0]);
 	return 2;
 }

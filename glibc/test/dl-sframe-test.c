@@ -434,6 +434,33 @@ static void case_unavailable(int err)
 	      "registered");
 }
 
+/*
+ * A seccomp filter installed after the probe: the first registration it
+ * refuses turns codectl off, the copy of the sidecar is freed, and no
+ * later object costs a system call.
+ */
+static void case_refused_later(int err)
+{
+	int maps, n;
+
+	set_prefix(sidecars);
+	_dl_sframe_register(&sf_obj.lm);	/* probes */
+	_dl_sframe_unregister(&sf_obj.lm);
+	maps = count_lines("/proc/self/maps");
+	n = nsyscalls;
+	fail_with = err;
+	_dl_sframe_register(&libc_obj.lm);
+	_dl_sframe_register(&sf_obj.lm);
+	_dl_sframe_register(&libc_obj.lm);
+	CHECK(nsyscalls == n + 1, "%d system calls after the refusal, not one",
+	      nsyscalls - n);
+	CHECK(!libc_obj.lm.l_sframe_registered && !sf_obj.lm.l_sframe_registered,
+	      "registered");
+	CHECK(count_lines("/proc/self/maps") == maps, "the copy leaked");
+	CHECK(strstr(debug_log, "codectl refused"),
+	      "no word of the refusal: '%s'", debug_log);
+}
+
 static void case_off(void)
 {
 	set_prefix(sidecars);
@@ -718,6 +745,18 @@ CASE(case_longid)
 CASE(case_bad_prefix)
 static void run_enosys(const void *arg) { (void)arg; case_unavailable(ENOSYS); }
 static void run_eperm(const void *arg) { (void)arg; case_unavailable(EPERM); }
+static void run_enosys_later(const void *arg)
+{
+	(void)arg;
+	case_refused_later(ENOSYS);
+}
+
+static void run_eperm_later(const void *arg)
+{
+	(void)arg;
+	case_refused_later(EPERM);
+}
+
 static void run_hostile(const void *arg) { case_hostile(arg); }
 
 int main(int argc, char **argv)
@@ -756,6 +795,10 @@ int main(int argc, char **argv)
 	    run_enosys, NULL);
 	run("EPERM (seccomp): one probe for three objects, nothing opened",
 	    run_eperm, NULL);
+	run("ENOSYS after the probe: one refused call, then none",
+	    run_enosys_later, NULL);
+	run("EPERM after the probe: one refused call, then none",
+	    run_eperm_later, NULL);
 	run("glibc.rtld.sframe=0: no system call, nothing opened",
 	    run_case_off, NULL);
 	run("no sidecar directory: looked for once", run_case_no_dir, NULL);
