@@ -56,7 +56,7 @@ for kind in sf plain; do
 		gcc "${cflags[@]}" "${flags[@]}" -fPIC -shared \
 			"$out/src/start$n.c" -o "$lib/libstart$kind$n.so"
 		decls="$decls int start_$n(int);"
-		main="$main s += start_$n(s);"
+		main="$main s = start_$n(s);"
 		libs+=(-lstart$kind$n)
 	done
 	echo "$decls $main return s != 45; }" >"$out/src/start-$kind.c"
