@@ -10,8 +10,9 @@
 # REPEATS such runs, the variants taking turns.  Prints a Markdown table
 # (its lines start with "|").
 G=$T/guest
-# Under TCG on the debug kernel a dlopen + dlclose takes some 50 ms and a
-# run of a program some 100: these counts keep the run under 15 minutes.
+# Small counts: under TCG on the debug kernel a dlopen + dlclose takes
+# some 130 ms, a run of a program (its 12 objects read over 9p) more; with
+# these, three repeats did not end within 30 minutes.
 REPEATS=${REPEATS:-3}
 DLOPENS=${DLOPENS:-40}
 EXECS=${EXECS:-16}
@@ -29,6 +30,9 @@ measure() {
 		exit 1
 	}
 	echo "$v" >>"$name"
+	# As it goes: a run stopped at the guest's limit still shows how far
+	# it came and at what pace.
+	echo "# $(cut -d' ' -f1 /proc/uptime) s: $name $v"
 }
 
 median() {
