@@ -189,11 +189,15 @@ static int cycles(const char *lib, int n)
 	return 0;
 }
 
+/* The errno of "ENOSYS" or "EPERM" */
+static int refusal(const char *how)
+{
+	return !strcmp(how, "ENOSYS") ? ENOSYS : EPERM;
+}
+
 static int refused_exec(const char *how, const char *lib, const char *n)
 {
-	int err = !strcmp(how, "ENOSYS") ? ENOSYS : EPERM;
-
-	if (refuse_codectl(err, 1))
+	if (refuse_codectl(refusal(how), 1))
 		return 2;
 	fflush(stdout);
 	execl("/proc/self/exe", "dl-sframe-guest", "cycles", lib, n,
@@ -204,10 +208,9 @@ static int refused_exec(const char *how, const char *lib, const char *n)
 
 static int refused(const char *how, const char *lib, int n)
 {
-	int err = !strcmp(how, "ENOSYS") ? ENOSYS : EPERM;
 	int ret;
 
-	if (refuse_codectl(err, 0))
+	if (refuse_codectl(refusal(how), 0))
 		return 2;
 	ret = cycles(lib, n);
 	if (ret)

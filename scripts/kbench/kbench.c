@@ -1150,6 +1150,9 @@ static void cmd_far(void)
 #define KB_JIT_FN_SIZE	32u
 #define KB_JIT_ROWS	3u
 
+_Static_assert(sizeof(struct codectl_jit_entry) + 1 <= CODECTL_JIT_ENTRY_MIN,
+	       "an entry with one 1-byte word fits the smallest entry size");
+
 static void kb_jit_rows(struct codectl_jit_table *t, unsigned int fn)
 {
 	static const unsigned char cfa[KB_JIT_ROWS] = { 8, 16, 8 };
@@ -1177,8 +1180,6 @@ static void kb_jit(void)
 	uint64_t t0;
 	void *code;
 
-	if (sizeof(struct codectl_jit_entry) + 1 > entry)
-		die("a JIT entry with one word does not fit %u bytes", entry);
 	code = mmap(NULL, cbytes, PROT_READ | PROT_EXEC,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	t = mmap(NULL, tbytes, PROT_READ | PROT_WRITE,
