@@ -461,6 +461,36 @@ static void case_refused_later(int err)
 	      "no word of the refusal: '%s'", debug_log);
 }
 
+/*
+ * The same filter met first by dlclose(): the first refused
+ * unregistration turns codectl off, the other objects' are not tried
+ * (the kernel drops them with the text's mapping), and the sidecar's copy
+ * is freed all the same.
+ */
+static void case_refused_unregister(int err)
+{
+	int maps, n;
+
+	set_prefix(sidecars);
+	maps = count_lines("/proc/self/maps");
+	_dl_sframe_register(&libc_obj.lm);	/* probes, copies the sidecar */
+	_dl_sframe_register(&sf_obj.lm);
+	CHECK(libc_obj.lm.l_sframe_registered && sf_obj.lm.l_sframe_registered,
+	      "not registered before the filter");
+	n = nsyscalls;
+	fail_with = err;
+	_dl_sframe_unregister(&libc_obj.lm);
+	_dl_sframe_unregister(&sf_obj.lm);
+	_dl_sframe_register(&sf_obj.lm);
+	CHECK(nsyscalls == n + 1, "%d system calls after the refusal, not one",
+	      nsyscalls - n);
+	CHECK(!libc_obj.lm.l_sframe_registered && !sf_obj.lm.l_sframe_registered,
+	      "registered");
+	CHECK(count_lines("/proc/self/maps") == maps, "the copy leaked");
+	CHECK(strstr(debug_log, "codectl refused"),
+	      "no word of the refusal: '%s'", debug_log);
+}
+
 static void case_off(void)
 {
 	set_prefix(sidecars);
@@ -757,6 +787,12 @@ static void run_eperm_later(const void *arg)
 	case_refused_later(EPERM);
 }
 
+static void run_eperm_unregister(const void *arg)
+{
+	(void)arg;
+	case_refused_unregister(EPERM);
+}
+
 static void run_hostile(const void *arg) { case_hostile(arg); }
 
 int main(int argc, char **argv)
@@ -799,6 +835,8 @@ int main(int argc, char **argv)
 	    run_enosys_later, NULL);
 	run("EPERM after the probe: one refused call, then none",
 	    run_eperm_later, NULL);
+	run("EPERM at dlclose: one refused call, then none, the copy freed",
+	    run_eperm_unregister, NULL);
 	run("glibc.rtld.sframe=0: no system call, nothing opened",
 	    run_case_off, NULL);
 	run("no sidecar directory: looked for once", run_case_no_dir, NULL);
