@@ -19,7 +19,8 @@ leak_scan() {
 	[ -w $leaks ] && [ ! -f /mnt/kmemleak.txt ] || return 0
 	# An object is reported once it stayed unreferenced over two scans
 	# some seconds apart; the report goes to the console for run-guest.
-	echo scan >$leaks
+	# With kmemleak=off the file is there but refuses every write.
+	{ echo scan >$leaks; } 2>/dev/null || return 0
 	sleep 6
 	echo scan >$leaks
 	cat $leaks >/mnt/kmemleak.txt
@@ -52,8 +53,7 @@ mount -t 9p -o trans=virtio,version=9p2000.L,msize=1048576,ro,cache=loose \
 # What boot allocated is not the job's: only leaks from here on count.
 # The periodic scan of all memory would take a CPU from the tests for
 # minutes under TCG; the two scans of leak_scan find the leaks.
-if [ -w $leaks ]; then
-	echo scan=off >$leaks
+if [ -w $leaks ] && { echo scan=off >$leaks; } 2>/dev/null; then
 	echo clear >$leaks
 fi
 echo "sframe-guest: running job on $(uname -r) with $(nproc) CPUs"
