@@ -10,12 +10,25 @@
 # REPEATS such runs, the variants taking turns.  Prints a Markdown table
 # (its lines start with "|").
 G=$T/guest
-# Small counts: under TCG on the debug kernel a dlopen + dlclose takes
-# some 130 ms, a run of a program (its 12 objects read over 9p) more; with
-# these, three repeats did not end within 30 minutes.
+# Under TCG on the debug kernel, from tmpfs: a dlopen + dlclose takes some
+# 25 ms, the start of a program with 12 objects some 450 ms; with these
+# counts a run takes about 25 minutes.
 REPEATS=${REPEATS:-3}
-DLOPENS=${DLOPENS:-40}
+DLOPENS=${DLOPENS:-100}
 EXECS=${EXECS:-16}
+
+# The work share is 9p without a page cache (cache=readahead): every open
+# and page fault of a library would go to the host, and that, not ld.so,
+# would be most of each figure.  Both glibc builds and the test tree are
+# copied to tmpfs and mounted over their own paths, so the programs'
+# interpreters and run paths stay what they were built with.
+for d in /mnt/glibc /mnt/glibc-unpatched "$T"; do
+	copy=/tmp/bench$(echo "$d" | tr / _)
+	cp -a "$d" "$copy" && mount --bind "$copy" "$d" || {
+		echo "cannot copy $d to tmpfs" >&2
+		exit 1
+	}
+done
 nosc=glibc.rtld.sframe_prefix=$T/no-sidecars
 withsc=glibc.rtld.sframe_prefix=$T/bench-sidecars
 unset LD_AUDIT LD_PRELOAD LD_LIBRARY_PATH GLIBC_TUNABLES
