@@ -435,6 +435,22 @@ static void case_unavailable(int err)
 }
 
 /*
+ * After a refusal: one system call since N was counted (the refused one),
+ * nothing registered, /proc/self/maps back to MAPS lines (the sidecar's
+ * copy freed), and LD_DEBUG's word of it.
+ */
+static void check_refused(int n, int maps)
+{
+	CHECK(nsyscalls == n + 1, "%d system calls after the refusal, not one",
+	      nsyscalls - n);
+	CHECK(!libc_obj.lm.l_sframe_registered && !sf_obj.lm.l_sframe_registered,
+	      "registered");
+	CHECK(count_lines("/proc/self/maps") == maps, "the copy leaked");
+	CHECK(strstr(debug_log, "codectl refused"),
+	      "no word of the refusal: '%s'", debug_log);
+}
+
+/*
  * A seccomp filter installed after the probe: the first registration it
  * refuses turns codectl off, the copy of the sidecar is freed, and no
  * later object costs a system call.
@@ -452,13 +468,7 @@ static void case_refused_later(int err)
 	_dl_sframe_register(&libc_obj.lm);
 	_dl_sframe_register(&sf_obj.lm);
 	_dl_sframe_register(&libc_obj.lm);
-	CHECK(nsyscalls == n + 1, "%d system calls after the refusal, not one",
-	      nsyscalls - n);
-	CHECK(!libc_obj.lm.l_sframe_registered && !sf_obj.lm.l_sframe_registered,
-	      "registered");
-	CHECK(count_lines("/proc/self/maps") == maps, "the copy leaked");
-	CHECK(strstr(debug_log, "codectl refused"),
-	      "no word of the refusal: '%s'", debug_log);
+	check_refused(n, maps);
 }
 
 /*
@@ -482,13 +492,7 @@ static void case_refused_unregister(int err)
 	_dl_sframe_unregister(&libc_obj.lm);
 	_dl_sframe_unregister(&sf_obj.lm);
 	_dl_sframe_register(&sf_obj.lm);
-	CHECK(nsyscalls == n + 1, "%d system calls after the refusal, not one",
-	      nsyscalls - n);
-	CHECK(!libc_obj.lm.l_sframe_registered && !sf_obj.lm.l_sframe_registered,
-	      "registered");
-	CHECK(count_lines("/proc/self/maps") == maps, "the copy leaked");
-	CHECK(strstr(debug_log, "codectl refused"),
-	      "no word of the refusal: '%s'", debug_log);
+	check_refused(n, maps);
 }
 
 static void case_off(void)
