@@ -66,17 +66,6 @@ debian_mirror() {
 	echo "${uri%/}"
 }
 
-# hold_lock NAME: wait for $OUT/locks/NAME.lock and hold it until the
-# script ends.  make check builds the arm64 programs in the background
-# while the x86-64 ones build; the builds of tools/ take "tools" so that
-# they never run at once in the one source tree.
-hold_lock() {
-	mkdir -p "$OUT/locks"
-	exec {HOLD_LOCK_FD}>"$OUT/locks/$1.lock"
-	flock -w 7200 $HOLD_LOCK_FD ||
-		die "$OUT/locks/$1.lock is still held after two hours"
-}
-
 # Short content hash of files and strings, used to key caches.
 cache_key() {
 	{ for a in "$@"; do
