@@ -10,9 +10,9 @@
 # REPEATS such runs, the variants taking turns.  Prints a Markdown table
 # (its lines start with "|").
 G=$T/guest
-# Under TCG on the debug kernel, from tmpfs: a dlopen + dlclose takes some
-# 25 ms, the start of a program with 12 objects some 450 ms; with these
-# counts a run takes about 25 minutes.
+# Under TCG on the debug kernel, from tmpfs: a dlopen + dlclose takes 15
+# to 30 ms, the start of a program with 12 objects 290 to 435 ms; with
+# these counts a run took 19 minutes (RESULTS.md).
 REPEATS=${REPEATS:-3}
 DLOPENS=${DLOPENS:-100}
 EXECS=${EXECS:-16}
