@@ -46,6 +46,17 @@
  *	kbench plain	fork and fork + exec as exec left the process (the
  *			vDSO's registration only), no codectl(): the
  *			pristine kernel runs it too
+ *	kbench bpf OBJ	a user stack in a BPF program on the same
+ *			tracepoint (OBJ: kbench.bpf.o): the walk that
+ *			cannot fault (bpf_get_stack() with BPF_F_USER_STACK)
+ *			against a program that does nothing, warm and
+ *			uncached, and the deferred walk that
+ *			bpf_unwind_user_request() asks for, delivered to a
+ *			raw_tp program that copies it; depths as frames
+ *	kbench spin D N LABEL [hold]  N rounds of a fixed loop at the
+ *			bottom of a D-frame recursion, ns a round: under a
+ *			profiler (bpftrace's profile:hz), what its samples
+ *			cost; hold: then wait for a signal
  *	kbench noop	exits (the program that "fork" execs)
  *	kbench dump-code N FILE  the chain's code with N FDEs, run once;
  *			its section written to FILE (to check the generator)
@@ -78,6 +89,10 @@
 #include <linux/codectl.h>
 #include <linux/perf_event.h>
 #include <tools/codectl_jit.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "kbench_bpf.h"
 
 #ifndef PT_GNU_SFRAME
 #define PT_GNU_SFRAME	0x6474e554
@@ -297,7 +312,7 @@ KB_FN long kb_measure(struct kb_run *r)
 		if (r->cold && madvise(r->cold, r->cold_len, MADV_DONTNEED))
 			die("madvise(MADV_DONTNEED): %s", strerror(errno));
 		sum += kb_getppid();
-		if (!r->keep)
+		if (r->perf && !r->keep)
 			kb_drain(r->perf);
 	}
 	t1 = now_ns();
@@ -1414,12 +1429,173 @@ static void cmd_plain(void)
 	printf("KB plain fork+exec %.1f\n", kb_median(ex, n));
 }
 
+/* ------------------------------------------------------------------ */
+/* bpf: a user stack in a BPF program */
+
+/*
+ * The return addresses of the stack in @s (bpf_get_stack()'s or the
+ * deferred walk's: the system call's address first) must be the chain.
+ */
+static void kb_check_bpf_stack(const struct kb_bpf_stack *s, int depth,
+			       const char *what)
+{
+	int nr = s->len < 0 ? -1 : (int)(s->len / 8), i;
+
+	if (nr < depth + 2)
+		die("bpf %s, depth %d: %d frames (%lld), fewer than %d", what,
+		    depth, nr, (long long)s->len, depth + 2);
+	for (i = 0; i <= depth; i++)
+		if (s->ips[i + 1] != kb_ra[i])
+			die("bpf %s, depth %d: frame %d is %#llx, the call's return address is %#lx",
+			    what, depth, i + 1, (unsigned long long)s->ips[i + 1],
+			    kb_ra[i]);
+}
+
+/*
+ * @prog on a perf event of this thread on the tracepoint, enabled.  One
+ * at a time: the programs of a tracepoint's perf events are the
+ * tracepoint's, and each runs whichever of its events fires.
+ */
+static struct bpf_link *kb_bpf_attach(struct bpf_program *prog, int *fd)
+{
+	struct perf_event_attr attr;
+	struct bpf_link *link;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_TRACEPOINT;
+	attr.config = kb_tp_id();
+	attr.sample_period = 1;
+	*fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (*fd < 0)
+		die("perf_event_open: %s", strerror(errno));
+	link = bpf_program__attach_perf_event(prog, *fd);
+	if (!link)
+		die("attach of %s: %s", bpf_program__name(prog), strerror(errno));
+	return link;
+}
+
+/* What kb_stacks holds at @key after one call at @depth */
+static void kb_bpf_check(struct bpf_map *map, __u32 key, int depth,
+			 bool uncached, const char *what)
+{
+	static struct kb_bpf_stack stack;
+	struct kb_run r = { .n = 1, .uncached = uncached };
+
+	memset(&stack, 0, sizeof(stack));
+	stack.len = -ENODATA;
+	if (bpf_map__update_elem(map, &key, sizeof(key), &stack, sizeof(stack), 0))
+		die("update of kb_stacks: %s", strerror(errno));
+	kb_rec(depth, &r);
+	if (bpf_map__lookup_elem(map, &key, sizeof(key), &stack, sizeof(stack), 0))
+		die("lookup in kb_stacks: %s", strerror(errno));
+	if (stack.ret)
+		die("bpf_unwind_user_request(): %lld", (long long)stack.ret);
+	kb_check_bpf_stack(&stack, depth, what);
+}
+
+static void cmd_bpf(const char *obj_path, int only)
+{
+	static const int depths[] = { 8, 32, 128, 500 };
+	static const char * const modes[] = { "none", "walk", "request" };
+	struct bpf_program *progs[3], *deliver;
+	struct bpf_link *link, *dlink;
+	struct bpf_object *obj;
+	struct bpf_map *map;
+	unsigned int d, t, m;
+	int fd;
+
+	obj = bpf_object__open_file(obj_path, NULL);
+	if (!obj || bpf_object__load(obj))
+		die("loading %s: %s", obj_path, strerror(errno));
+	map = bpf_object__find_map_by_name(obj, "kb_stacks");
+	deliver = bpf_object__find_program_by_name(obj, "kb_deliver");
+	if (!map || !deliver)
+		die("%s has no map kb_stacks or program kb_deliver", obj_path);
+	for (m = 0; m < 3; m++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "kb_%s", modes[m]);
+		progs[m] = bpf_object__find_program_by_name(obj, name);
+		if (!progs[m])
+			die("%s has no program %s", obj_path, name);
+	}
+	dlink = bpf_program__attach(deliver);
+	if (!dlink)
+		die("attach of kb_deliver: %s", strerror(errno));
+
+	for (d = 0; d < sizeof(depths) / sizeof(depths[0]); d++) {
+		int depth = depths[d];
+		unsigned long n = iters(200000 / (depth + 16));
+
+		if (only && depth != only)
+			continue;
+		for (t = 0; t < 2; t++) {
+			for (m = 0; m < 3; m++) {
+				struct kb_run r = { .n = n, .uncached = t > 0 };
+
+				link = kb_bpf_attach(progs[m], &fd);
+				/* One call to check, one loop to time */
+				if (m)
+					kb_bpf_check(map, m == 1 ? KB_BPF_WALK :
+						     KB_BPF_DELIVERED, depth, t > 0,
+						     modes[m]);
+				kb_rec(depth, &r);
+				bpf_link__destroy(link);
+				close(fd);
+				printf("KB bpf %s %d %s %s %.1f\n", KB_BUILD, depth,
+				       kb_temps[t], modes[m], (double)r.ns / n);
+			}
+		}
+	}
+	bpf_link__destroy(dlink);
+	bpf_object__close(obj);
+}
+
+/* ------------------------------------------------------------------ */
+/* spin: a program to profile */
+
+static volatile unsigned long kb_spin_sink;
+
+KB_FN void kb_spin_work(unsigned long rounds)
+{
+	unsigned long i, x = kb_spin_sink;
+
+	for (i = 0; i < rounds * 1000; i++)
+		x = x * 6364136223846793005UL + 1442695040888963407UL;
+	kb_spin_sink = x;
+}
+
+KB_FN void kb_spin_rec(int n, unsigned long rounds)
+{
+	if (n <= 1)
+		kb_spin_work(rounds);
+	else
+		kb_spin_rec(n - 1, rounds);
+	asm volatile("" : : : "memory");	/* no tail call */
+}
+
+static void cmd_spin(int depth, unsigned long rounds, const char *label,
+		     bool hold)
+{
+	uint64_t t0 = now_ns();
+
+	if (depth < 1 || depth > KB_MAX_DEPTH || !rounds)
+		die("spin: depth 1..%d, rounds > 0", KB_MAX_DEPTH);
+	kb_spin_rec(depth, rounds);
+	printf("KB spin %s %d %s %.1f\n", KB_BUILD, depth, label,
+	       (double)(now_ns() - t0) / rounds);
+	/* For the profiler to read the program's symbols when it ends */
+	while (hold)
+		pause();
+}
+
 int main(int argc, char **argv)
 {
 	const char *s = getenv("KBENCH_SCALE");
 
 	if (argc < 2)
-		die("usage: kbench frames|growth|threads|codectl|fork|plain|far|noop");
+		die("usage: kbench frames|growth|threads|codectl|fork|plain|far|bpf|spin|noop");
 	if (!strcmp(argv[1], "noop"))
 		return 0;
 	if (s)
@@ -1447,6 +1623,11 @@ int main(int argc, char **argv)
 		cmd_plain();
 	else if (!strcmp(argv[1], "far"))
 		cmd_far();
+	else if (!strcmp(argv[1], "bpf") && argc >= 3)
+		cmd_bpf(argv[2], argc > 3 ? atoi(argv[3]) : 0);
+	else if (!strcmp(argv[1], "spin") && (argc == 5 || argc == 6))
+		cmd_spin(atoi(argv[2]), strtoul(argv[3], NULL, 0), argv[4],
+			 argc == 6 && !strcmp(argv[5], "hold"));
 	else if (!strcmp(argv[1], "dump-code") && argc == 4)
 		cmd_dump_code(strtoul(argv[2], NULL, 0), argv[3]);
 	else
