@@ -14,8 +14,8 @@
  * codectl(2) and by the munmap and mremap hook, the copy at fork and the
  * teardown at exit -- hold mmap_lock for writing.  That orders them against
  * each other and against the VMA changes they follow, and it protects
- * mm->sframe_count, the bounds mm->sframe_reach, mm->sframe_lo and
- * mm->sframe_hi, and mm->sframe_gen.  So the tree has no lock of its own:
+ * mm->sframe_count, the bounds mm->sframe_reach (and how many entries
+ * have it), mm->sframe_lo and mm->sframe_hi, and mm->sframe_gen.  So the tree has no lock of its own:
  * mmap_lock is its external lock, as for mm->mm_mt.
  *
  * Readers are the unwinder, which runs in task_work of current (faultable,
@@ -157,6 +157,7 @@ void sframe_init_mm(struct mm_struct *mm)
 	mt_set_external_lock(&mm->sframe_mt, &mm->mmap_lock);
 	mm->sframe_count = 0;
 	mm->sframe_reach = 0;
+	mm->sframe_reach_count = 0;
 	mm->sframe_lo = 0;
 	mm->sframe_hi = 0;
 	mm->sframe_gen = 0;
@@ -179,10 +180,17 @@ static unsigned long sframe_entry_reach(const struct sframe_entry *e)
 	return sframe_entry_hi(e) - sframe_entry_lo(e);
 }
 
-/* Widen the registry's bounds to an entry; mmap_lock held for writing */
+/*
+ * Widen the registry's bounds to an entry; mmap_lock held for writing.
+ * mm->sframe_lo and mm->sframe_hi bound the bytes of every entry's two
+ * ranges; mm->sframe_reach is the largest entry's reach, exactly, and
+ * mm->sframe_reach_count the number of entries that have it.
+ */
 static void sframe_widen_bounds(struct mm_struct *mm,
 				const struct sframe_entry *e)
 {
+	unsigned long reach = sframe_entry_reach(e);
+
 	if (!mm->sframe_hi) {
 		mm->sframe_lo = sframe_entry_lo(e);
 		mm->sframe_hi = sframe_entry_hi(e);
@@ -190,7 +198,12 @@ static void sframe_widen_bounds(struct mm_struct *mm,
 		mm->sframe_lo = min(mm->sframe_lo, sframe_entry_lo(e));
 		mm->sframe_hi = max(mm->sframe_hi, sframe_entry_hi(e));
 	}
-	mm->sframe_reach = max(mm->sframe_reach, sframe_entry_reach(e));
+	if (reach > mm->sframe_reach) {
+		mm->sframe_reach = reach;
+		mm->sframe_reach_count = 1;
+	} else if (reach == mm->sframe_reach) {
+		mm->sframe_reach_count++;
+	}
 }
 
 /* Insert a complete entry; mmap_lock held for writing */
@@ -413,43 +426,79 @@ int sframe_add_special_section(struct mm_struct *mm,
 				    false);
 }
 
+/* What the bounds need once entries were erased (sframe_shrink_bounds()) */
+#define SFRAME_SHRINK_ENDS	1	/* mm->sframe_lo or mm->sframe_hi */
+#define SFRAME_SHRINK_REACH	2	/* mm->sframe_reach: all of them */
+
 /*
- * Erase an entry; mmap_lock held for writing.  Return: true when it was
- * one of those that set mm->sframe_reach, mm->sframe_lo or sframe_hi,
- * which may then be too wide: the caller calls sframe_shrink_bounds()
- * once it is done erasing.
+ * Erase an entry; mmap_lock held for writing.  Return: what the bounds
+ * need after it, for the caller to pass to sframe_shrink_bounds() once it
+ * is done erasing: SFRAME_SHRINK_REACH when it was the last entry of the
+ * largest reach, SFRAME_SHRINK_ENDS when it was at mm->sframe_lo or
+ * mm->sframe_hi, else 0.
  */
-static bool sframe_erase(struct mm_struct *mm, struct sframe_entry *e)
+static unsigned int sframe_erase(struct mm_struct *mm, struct sframe_entry *e)
 {
 	MA_STATE(mas, &mm->sframe_mt, e->sec.text_start, e->sec.text_start);
-	bool widest = sframe_entry_reach(e) >= mm->sframe_reach ||
-		      sframe_entry_lo(e) <= mm->sframe_lo ||
-		      sframe_entry_hi(e) >= mm->sframe_hi;
+	unsigned int shrink = 0;
 
+	if (sframe_entry_reach(e) == mm->sframe_reach &&
+	    !--mm->sframe_reach_count)
+		shrink |= SFRAME_SHRINK_REACH;
+	if (sframe_entry_lo(e) <= mm->sframe_lo ||
+	    sframe_entry_hi(e) >= mm->sframe_hi)
+		shrink |= SFRAME_SHRINK_ENDS;
 	mas_erase(&mas);
 	sframe_set_gen(mm, sframe_next_gen());
 	WRITE_ONCE(mm->sframe_count, mm->sframe_count - 1);
 	sframe_entry_free(e);
-	return widest;
+	return shrink;
 }
 
 /*
- * An entry that set the registry's reach or bounds went: they become
- * those of the entries left, so that one section mapped far from its
- * object, once gone, does not make every later munmap() look at every
- * entry.  One pass over the registry, SFRAME_MAX_SECTIONS entries at
- * most, and only when such an entry goes; mmap_lock held for writing.
+ * Entries that set the registry's bounds went: make them those of the
+ * entries left, so that one section mapped far from its object, once
+ * gone, does not make every later munmap() look at every entry.  The
+ * reach takes a pass over the registry (SFRAME_MAX_SECTIONS entries at
+ * most), only when the last entry of the largest reach goes: the largest
+ * object, or a section far from its text.  The ends take the first and
+ * the last entry: an entry's ranges lie within the reach of its text,
+ * and the tree is ordered by text.  So the loader's usual unmapping of
+ * the newest, lowest object costs no pass.  mmap_lock held for writing.
  */
-static void sframe_shrink_bounds(struct mm_struct *mm)
+static void sframe_shrink_bounds(struct mm_struct *mm, unsigned int shrink)
 {
-	unsigned long index = 0;
-	struct sframe_entry *e;
+	MA_STATE(mas, &mm->sframe_mt, 0, 0);
+	struct sframe_entry *first, *last, *e;
+	unsigned long reach;
 
-	mm->sframe_reach = 0;
-	mm->sframe_lo = 0;
-	mm->sframe_hi = 0;
-	mt_for_each(&mm->sframe_mt, e, index, ULONG_MAX)
-		sframe_widen_bounds(mm, e);
+	if (shrink & SFRAME_SHRINK_REACH) {
+		mm->sframe_reach = 0;
+		mm->sframe_reach_count = 0;
+		mm->sframe_lo = 0;
+		mm->sframe_hi = 0;
+		mas_for_each(&mas, e, ULONG_MAX)
+			sframe_widen_bounds(mm, e);
+		return;
+	}
+	if (!shrink)
+		return;
+	first = mas_find(&mas, ULONG_MAX);
+	if (!first) {
+		mm->sframe_reach = 0;
+		mm->sframe_reach_count = 0;
+		mm->sframe_lo = 0;
+		mm->sframe_hi = 0;
+		return;
+	}
+	mas_set(&mas, ULONG_MAX);
+	last = mas_find_rev(&mas, 0);
+	reach = mm->sframe_reach;
+	mm->sframe_lo = max(mm->sframe_lo, first->sec.text_start > reach ?
+					   first->sec.text_start - reach : 0);
+	mm->sframe_hi = min(mm->sframe_hi,
+			    last->sec.text_end < ULONG_MAX - reach ?
+			    last->sec.text_end + reach : ULONG_MAX);
 }
 
 /**
@@ -469,8 +518,7 @@ int sframe_remove_section(struct mm_struct *mm, unsigned long text_start)
 		return -EINTR;
 	e = mtree_load(&mm->sframe_mt, text_start);
 	if (e && e->sec.text_start == text_start) {
-		if (sframe_erase(mm, e))
-			sframe_shrink_bounds(mm);
+		sframe_shrink_bounds(mm, sframe_erase(mm, e));
 		ret = 0;
 	}
 	mmap_write_unlock(mm);
@@ -498,7 +546,7 @@ void sframe_move_range(struct mm_struct *mm, unsigned long old_start,
 {
 	unsigned long index = old_start;
 	struct sframe_entry *e, *n;
-	bool shrink = false;
+	unsigned int shrink = 0;
 
 	/* Nearly free for what no entry is near, the vDSO's too. */
 	if (old_start >= old_end || old_start >= mm->sframe_hi ||
@@ -527,8 +575,7 @@ void sframe_move_range(struct mm_struct *mm, unsigned long old_start,
 			kfree(n);
 		}
 	}
-	if (shrink)
-		sframe_shrink_bounds(mm);
+	sframe_shrink_bounds(mm, shrink);
 }
 
 static bool ranges_overlap(unsigned long a_start, unsigned long a_end,
@@ -569,7 +616,7 @@ void sframe_unmap_range(struct mm_struct *mm, unsigned long start,
 	unsigned long reach = mm->sframe_reach;
 	unsigned long index, last;
 	struct sframe_entry *e;
-	bool shrink = false;
+	unsigned int shrink = 0;
 
 	/*
 	 * Nearly free for a range below or above every entry: most of those
@@ -588,8 +635,7 @@ void sframe_unmap_range(struct mm_struct *mm, unsigned long start,
 				   e->sec.sframe_end))
 			shrink |= sframe_erase(mm, e);
 	}
-	if (shrink)
-		sframe_shrink_bounds(mm);
+	sframe_shrink_bounds(mm, shrink);
 }
 
 /**
@@ -655,6 +701,7 @@ int sframe_dup_mm(struct mm_struct *mm, struct mm_struct *oldmm)
 	/* current_has_sframe() reads it without the lock */
 	WRITE_ONCE(mm->sframe_count, n);
 	mm->sframe_reach = oldmm->sframe_reach;
+	mm->sframe_reach_count = oldmm->sframe_reach_count;
 	mm->sframe_lo = oldmm->sframe_lo;
 	mm->sframe_hi = oldmm->sframe_hi;
 out:
