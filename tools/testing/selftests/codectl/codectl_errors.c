@@ -2188,6 +2188,58 @@ out:
 	return ok;
 }
 
+/*
+ * The unmap hooks' bounds after registrations went: the lowest of them,
+ * and then the one far from its text, whose distance widened the hooks'
+ * window.  A munmap of the far .sframe, outside every text, still removes
+ * its registration after the others went; and once it went, a munmap of
+ * a near .sframe still removes that one.
+ */
+static bool lt_bounds_after_unregister(struct fx *fx)
+{
+	size_t len = copy_pages(fx) * fx->page;
+	struct scratch near = { 0 }, s = { 0 }, tmp[3] = { 0 };
+	bool ok = false;
+	int i;
+
+	if (!lt_register(fx, &near, 1) || !scratch_get(fx, &s, 1) ||
+	    !move_sframe_far(&s, len))
+		goto out;
+	s.arg = reg_arg(fx, s.text, 1, s.sf);
+	if (!lt_register_scratch(&s))
+		goto out;
+	/* Mapped after the others: usually below them, the registry's lowest */
+	for (i = 0; i < 3; i++)
+		if (!lt_register(fx, &tmp[i], 1))
+			goto out;
+	for (i = 2; i >= 0; i--) {
+		int ret = ct_unregister(tmp[i].arg.text_start);
+
+		if (ret) {
+			ksft_print_msg("unregister of the newest: %s\n",
+				       strerror(ret));
+			goto out;
+		}
+	}
+	sframe_free(fx, s.sf);
+	s.sf = NULL;
+	if (!gone(s.arg.text_start, "munmap of the far .sframe, the others gone"))
+		goto out;
+	sframe_free(fx, near.sf);
+	near.sf = NULL;
+	ok = gone(near.arg.text_start, "munmap of a near .sframe, the far one gone");
+out:
+	ct_unregister(s.arg.text_start);
+	ct_unregister(near.arg.text_start);
+	scratch_put(fx, &near);
+	scratch_put(fx, &s);
+	for (i = 0; i < 3; i++) {
+		ct_unregister(tmp[i].arg.text_start);
+		scratch_put(fx, &tmp[i]);
+	}
+	return ok;
+}
+
 /* Is the registration of @text_start listed, with @sframe_addr? */
 static bool listed_at(unsigned long text_start, unsigned long sframe_addr,
 		      const char *who)
@@ -2946,6 +2998,8 @@ static const struct check ltcases[] = {
 	  lt_munmap_far_sframe },
 	{ "lifetime: a sidecar 1 GiB away: fork copies it, not if MADV_DONTFORK; munmap removes it",
 	  lt_sidecar },
+	{ "lifetime: munmap still removes them after the newest and a far one went",
+	  lt_bounds_after_unregister },
 	{ "lifetime: munmap of another mapping keeps it", lt_munmap_other },
 	{ "lifetime: mremap of the text removes it", lt_mremap },
 	{ "lifetime: mremap(MREMAP_DONTUNMAP) of the text keeps it, at the old address",
