@@ -31,7 +31,7 @@ help:
 	@echo '  make series        write the git format-patch series and cover letter to out/series'
 	@echo '  make bench         decoder benchmark: ours vs libsframe, ns per lookup'
 	@echo '  make bench-perf    perf record --call-graph sframe vs fp vs dwarf: data, slowdown, right stacks'
-	@echo '  make bench-kernel  the kernel'"'"'s unwind per frame (SFrame vs FP), registry growth, codectl costs'
+	@echo '  make bench-kernel  the kernel'"'"'s unwind per frame (SFrame vs FP; perf, BPF, bpftrace), registry growth, codectl costs'
 	@echo '  make bench-clang   clang++ and its libraries'"'"' sidecars under perf: cost per sample, unwinder share'
 	@echo '  make stress        the debug kernel under DURATION seconds (600) of sframe_stress, then of ftrace_stress'
 	@echo '  make boot-loop     boot the debug kernel BOOTS times (50), two guests at a time, count boots with a splat'
