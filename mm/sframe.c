@@ -15,8 +15,9 @@
  * teardown at exit -- hold mmap_lock for writing.  That orders them against
  * each other and against the VMA changes they follow, and it protects
  * mm->sframe_count, the bounds mm->sframe_reach (and how many entries
- * have it), mm->sframe_lo and mm->sframe_hi, and mm->sframe_gen.  So the tree has no lock of its own:
- * mmap_lock is its external lock, as for mm->mm_mt.
+ * have it), mm->sframe_lo and mm->sframe_hi, and mm->sframe_gen.  So the
+ * tree has no lock of its own: mmap_lock is its external lock, as for
+ * mm->mm_mt.
  *
  * Readers are the unwinder, which runs in task_work of current (faultable,
  * on the way back to user space), and /proc/<pid>/sframe.  The unwinder
