@@ -2188,55 +2188,92 @@ out:
 	return ok;
 }
 
+/* Move the @len bytes at *@p to @at, which must be free; false if not */
+static bool move_to(void **p, size_t len, unsigned long at)
+{
+	void *q = mmap((void *)at, len, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+
+	if (q != (void *)at) {
+		if (q != MAP_FAILED)
+			munmap(q, len);
+		ksft_print_msg("no room at %#lx\n", at);
+		return false;
+	}
+	if (mremap(*p, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, q) == MAP_FAILED) {
+		ksft_print_msg("mremap to %#lx: %s\n", at, strerror(errno));
+		munmap(q, len);
+		return false;
+	}
+	*p = q;
+	return true;
+}
+
 /*
- * The unmap hooks' bounds after registrations went: the lowest of them,
- * and then the one far from its text, whose distance widened the hooks'
- * window.  A munmap of the far .sframe, outside every text, still removes
- * its registration after the others went; and once it went, a munmap of
- * a near .sframe still removes that one.
+ * The unmap hooks' bounds after registrations went.  A registration whose
+ * .sframe lies 1 to 8 GiB below the program's text, below every text, and
+ * the registry's lowest entry, a text and its .sframe just below that; the
+ * lowest goes (the hooks' bounds are then made again from what is left).
+ * A munmap of the far .sframe, below every text left, must still remove
+ * its registration; and once that went (the reach made again), a munmap
+ * of a near .sframe its own.
  */
 static bool lt_bounds_after_unregister(struct fx *fx)
 {
 	size_t len = copy_pages(fx) * fx->page;
-	struct scratch near = { 0 }, s = { 0 }, tmp[3] = { 0 };
+	struct scratch near = { 0 }, s = { 0 }, low = { 0 };
+	unsigned long at;
 	bool ok = false;
-	int i;
+	int ret, i;
+	void *sf;
 
-	if (!lt_register(fx, &near, 1) || !scratch_get(fx, &s, 1) ||
-	    !move_sframe_far(&s, len))
+	if (!lt_register(fx, &near, 1) || !scratch_get(fx, &s, 1))
 		goto out;
+	/* Below every text, the program's own (registered at exec) too */
+	for (i = 1; i <= 8; i++) {
+		at = ((unsigned long)lt_bounds_after_unregister & ~(fx->page - 1)) -
+		     i * (1UL << 30);
+		sf = s.sf;
+		if (at < (1UL << 30) || move_to(&sf, len, at))
+			break;
+	}
+	if (sf == (void *)s.sf) {
+		ksft_print_msg("no room for a .sframe below the program\n");
+		goto out;
+	}
+	s.sf = sf;
 	s.arg = reg_arg(fx, s.text, 1, s.sf);
-	if (!lt_register_scratch(&s))
+	if (!lt_register_scratch(&s) || !scratch_get(fx, &low, 1))
 		goto out;
-	/* Mapped after the others: usually below them, the registry's lowest */
-	for (i = 0; i < 3; i++)
-		if (!lt_register(fx, &tmp[i], 1))
-			goto out;
-	for (i = 2; i >= 0; i--) {
-		int ret = ct_unregister(tmp[i].arg.text_start);
-
-		if (ret) {
-			ksft_print_msg("unregister of the newest: %s\n",
-				       strerror(ret));
-			goto out;
-		}
+	at = (unsigned long)s.sf - 2 * len;
+	sf = low.sf;
+	if (!move_to(&sf, len, at))
+		goto out;
+	low.sf = sf;
+	if (!move_to(&low.text, fx->page, at - fx->page))
+		goto out;
+	low.arg = reg_arg(fx, low.text, 1, low.sf);
+	if (!lt_register_scratch(&low))
+		goto out;
+	ret = ct_unregister(low.arg.text_start);
+	if (ret) {
+		ksft_print_msg("unregister of the lowest: %s\n", strerror(ret));
+		goto out;
 	}
 	sframe_free(fx, s.sf);
 	s.sf = NULL;
-	if (!gone(s.arg.text_start, "munmap of the far .sframe, the others gone"))
+	if (!gone(s.arg.text_start, "munmap of the far .sframe, the lowest gone"))
 		goto out;
 	sframe_free(fx, near.sf);
 	near.sf = NULL;
 	ok = gone(near.arg.text_start, "munmap of a near .sframe, the far one gone");
 out:
+	ct_unregister(low.arg.text_start);
 	ct_unregister(s.arg.text_start);
 	ct_unregister(near.arg.text_start);
+	scratch_put(fx, &low);
 	scratch_put(fx, &near);
 	scratch_put(fx, &s);
-	for (i = 0; i < 3; i++) {
-		ct_unregister(tmp[i].arg.text_start);
-		scratch_put(fx, &tmp[i]);
-	}
 	return ok;
 }
 
@@ -2998,7 +3035,7 @@ static const struct check ltcases[] = {
 	  lt_munmap_far_sframe },
 	{ "lifetime: a sidecar 1 GiB away: fork copies it, not if MADV_DONTFORK; munmap removes it",
 	  lt_sidecar },
-	{ "lifetime: munmap still removes them after the newest and a far one went",
+	{ "lifetime: munmap still removes them after the lowest and a far one went",
 	  lt_bounds_after_unregister },
 	{ "lifetime: munmap of another mapping keeps it", lt_munmap_other },
 	{ "lifetime: mremap of the text removes it", lt_mremap },
