@@ -2064,6 +2064,13 @@ static bool lt_register(struct fx *fx, struct scratch *s, long pages)
 	return scratch_get(fx, s, pages) && lt_register_scratch(s);
 }
 
+/* Unregister and free the scratch @s, as much of it as was made */
+static void lt_put(struct fx *fx, struct scratch *s)
+{
+	ct_unregister(s->arg.text_start);
+	scratch_put(fx, s);
+}
+
 /* Gone from /proc/self/sframe, and unregister says so. */
 static bool gone(unsigned long text_start, const char *after)
 {
@@ -2268,12 +2275,9 @@ static bool lt_bounds_after_unregister(struct fx *fx)
 	near.sf = NULL;
 	ok = gone(near.arg.text_start, "munmap of a near .sframe, the far one gone");
 out:
-	ct_unregister(low.arg.text_start);
-	ct_unregister(s.arg.text_start);
-	ct_unregister(near.arg.text_start);
-	scratch_put(fx, &low);
-	scratch_put(fx, &near);
-	scratch_put(fx, &s);
+	lt_put(fx, &low);
+	lt_put(fx, &s);
+	lt_put(fx, &near);
 	return ok;
 }
 
@@ -2693,12 +2697,9 @@ static bool lt_dontfork(struct fx *fx)
 	if (!ok)
 		ksft_print_msg("the parent lost a registration\n");
 out:
-	ct_unregister(text.arg.text_start);
-	ct_unregister(sf.arg.text_start);
-	ct_unregister(kept.arg.text_start);
-	scratch_put(fx, &text);
-	scratch_put(fx, &sf);
-	scratch_put(fx, &kept);
+	lt_put(fx, &text);
+	lt_put(fx, &sf);
+	lt_put(fx, &kept);
 	return ok;
 }
 
