@@ -473,23 +473,18 @@ static void sframe_shrink_bounds(struct mm_struct *mm, unsigned int shrink)
 	struct sframe_entry *first, *last, *e;
 	unsigned long reach;
 
-	if (shrink & SFRAME_SHRINK_REACH) {
-		mm->sframe_reach = 0;
-		mm->sframe_reach_count = 0;
-		mm->sframe_lo = 0;
-		mm->sframe_hi = 0;
-		mas_for_each(&mas, e, ULONG_MAX)
-			sframe_widen_bounds(mm, e);
-		return;
-	}
 	if (!shrink)
 		return;
 	first = mas_find(&mas, ULONG_MAX);
-	if (!first) {
+	/* Made again from every entry left, none at all for an empty one */
+	if (!first || (shrink & SFRAME_SHRINK_REACH)) {
 		mm->sframe_reach = 0;
 		mm->sframe_reach_count = 0;
 		mm->sframe_lo = 0;
 		mm->sframe_hi = 0;
+		mas_set(&mas, 0);
+		mas_for_each(&mas, e, ULONG_MAX)
+			sframe_widen_bounds(mm, e);
 		return;
 	}
 	mas_set(&mas, ULONG_MAX);
