@@ -91,11 +91,12 @@ esac
 ARCH_SUFFIX=$arch_suffix
 
 # The kselftest directories of the series, run in the guest.  sframe_perf
-# runs perf (scripts/build-perf) in the guest.
+# runs perf (scripts/build-perf) in the guest.  Set and empty: none (a
+# kernel built without their config fragments).
 if [ -z "$ARCH_SUFFIX" ]; then
-	KSELFTEST_TARGETS=${KSELFTEST_TARGETS:-sframe codectl sframe_ftrace sframe_perf sframe_bpf}
+	KSELFTEST_TARGETS=${KSELFTEST_TARGETS-sframe codectl sframe_ftrace sframe_perf sframe_bpf}
 else
-	KSELFTEST_TARGETS=${KSELFTEST_TARGETS:-sframe codectl sframe_ftrace sframe_perf}
+	KSELFTEST_TARGETS=${KSELFTEST_TARGETS-sframe codectl sframe_ftrace sframe_perf}
 fi
 
 # The Linux tree that is built: the assembled overlay (make tree).
