@@ -96,7 +96,7 @@ ARCH_SUFFIX=$arch_suffix
 if [ -z "$ARCH_SUFFIX" ]; then
 	KSELFTEST_TARGETS=${KSELFTEST_TARGETS-sframe codectl sframe_ftrace sframe_perf sframe_bpf}
 else
-	KSELFTEST_TARGETS=${KSELFTEST_TARGETS-sframe codectl sframe_ftrace sframe_perf}
+	KSELFTEST_TARGETS=${KSELFTEST_TARGETS-sframe codectl sframe_ftrace sframe_perf sframe_bpf}
 fi
 
 # The Linux tree that is built: the assembled overlay (make tree).
